@@ -1,0 +1,89 @@
+"""The selector protocol: what a neighborhood selector sees and what it returns.
+
+A selector is a callable ``(state, size, rng) -> Neighborhood`` (see
+:class:`Selector`). It frees about ``size`` integer variables; the LNS loop
+fixes every other integer variable at its incumbent value and lets SCIP
+re-optimise the rest.
+"""
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lns.problem import Problem
+
+
+@dataclass
+class SearchState:
+    """What the LNS loop knows when it asks for a neighborhood.
+
+    Attributes
+    ----------
+    problem : Problem
+        The original problem.
+    incumbent : numpy.ndarray, shape (n,)
+        The best solution so far (feasible, integers integral).
+    objective : float
+        Its objective, in the problem's own sense.
+    history : list of numpy.ndarray
+        Earlier incumbents, most recent first (at most ``history_length`` of them).
+    iteration : int
+        Number of the iteration about to run (0-based).
+    at_cap : bool
+        The neighborhood size has reached its cap and the last iteration did not improve:
+        selectors that rank variables switch from greedy to sampling (CL-LNS).
+    deadline : float
+        ``time.perf_counter()`` value at which the run must end; a selector that solves
+        something must stop by then.
+    """
+
+    problem: Problem
+    incumbent: np.ndarray
+    objective: float
+    history: list = field(default_factory=list)
+    iteration: int = 0
+    at_cap: bool = False
+    deadline: float = float("inf")
+
+    def time_left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+
+@dataclass
+class Neighborhood:
+    """The variables a selector frees, and optionally a solution it found on the way.
+
+    Attributes
+    ----------
+    free : numpy.ndarray of int
+        Indices of integer variables to re-optimise; the other integer variables are fixed.
+    solution : numpy.ndarray, optional
+        A complete solution the selector found (Local Branching finds improving solutions
+        while it chooses); the loop checks it and keeps it if it improves the incumbent.
+    info : dict
+        Selector-specific numbers for the per-iteration record (e.g. selection LP status).
+    """
+
+    free: np.ndarray
+    solution: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+class Selector(ABC):
+    """Base class of neighborhood selectors.
+
+    Subclasses set ``name`` (their registry name) and implement :meth:`__call__`. They may
+    override :meth:`setup` for work done once per problem; its time counts in the budget.
+    """
+
+    name: str = "selector"
+
+    def setup(self, problem: Problem) -> None:
+        """Prepare for ``problem`` (called once before the first iteration)."""
+
+    @abstractmethod
+    def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
+        """Choose about ``size`` integer variables of ``state.problem`` to free."""

@@ -1,0 +1,1 @@
+"""Problem instances: small bundled MIPLIB files and generators of problem distributions."""

@@ -1,0 +1,1 @@
+"""Command-line entry points (Hydra apps). The library never imports this package."""

@@ -1,0 +1,56 @@
+"""``lns-solve``: improve one instance under a budget; every option is a Hydra override."""
+from __future__ import annotations
+
+import logging
+import sys
+
+import hydra
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from instances.bundled import resolve_instance
+from lns.api import solve
+from lns.cli.common import CONFIG_PATH, exit_on_error
+from lns.cli.progress_bar import ProgressBar
+from lns.metrics import primal_gap
+from lns.solu import known_objective
+
+log = logging.getLogger("lns")
+
+
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="solve")
+@exit_on_error("lns-solve")
+def main(cfg: DictConfig) -> None:
+    instance = resolve_instance(cfg.instance)
+    selector = instantiate(cfg.selector)
+    optimum = cfg.optimum if cfg.optimum is not None else known_objective(instance)
+    options = OmegaConf.to_container(cfg.lns, resolve=True)
+    show_bar = cfg.progress == "bar" or (cfg.progress == "auto" and sys.stderr.isatty())
+    bar = ProgressBar(cfg.time_limit, optimum) if show_bar else None
+    try:
+        result = solve(instance, selector, method=cfg.method, time_limit=cfg.time_limit,
+                       iteration_limit=cfg.iteration_limit, seed=cfg.seed, initial_solution=cfg.initial_solution,
+                       out=cfg.out, optimum=optimum, callbacks=[bar] if bar else None, **options)
+    finally:
+        if bar:
+            bar.close()
+    lines = [f"instance     {result.instance}",
+             f"method       {result.method}" + (f" ({result.selector})" if result.selector else ""),
+             f"status       {result.status} ({result.stop_reason})",
+             f"objective    {result.objective}"]
+    if optimum is not None and result.objective is not None:
+        lines.append(f"primal gap   {100 * primal_gap(result.objective, optimum):.4f}% (optimum {optimum:g})")
+    lines += [f"time         {result.runtime:.2f}s, {len(result.iterations)} iterations, "
+              f"{len(result.trajectory)} improvements"]
+    if result.feasibility is not None:
+        lines.append(f"feasible     {result.feasibility.feasible} (max row violation "
+                     f"{result.feasibility.max_row_violation:.2e})")
+    if cfg.out and result.x is not None:
+        lines.append(f"solution     {cfg.out}")
+    print("\n".join(lines))
+    if result.x is None:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Typed errors raised by the library.
+
+Every error names the file (or the parameter) and the cause in one line, so the
+command line can print ``str(error)`` and exit, and API users can catch the
+family they care about.
+"""
+
+
+class LNSError(Exception):
+    """Base class of every error this project raises on purpose."""
+
+
+class ProblemReadError(LNSError):
+    """A problem file is missing, unreadable or malformed."""
+
+
+class UnsupportedProblemError(LNSError):
+    """The problem holds something the LNS loop cannot handle (e.g. a nonlinear constraint)."""
+
+
+class InfeasibleProblemError(LNSError):
+    """SCIP proved the problem infeasible."""
+
+
+class UnboundedProblemError(LNSError):
+    """SCIP proved the problem unbounded (or infeasible-or-unbounded)."""
+
+
+class SolutionFileError(LNSError):
+    """A ``.sol`` file given as the initial solution is unreadable or does not fit the problem."""
+
+
+class UnknownNameError(LNSError, ValueError):
+    """A name (selector, method, problem class, ...) that no registry knows."""
+
+    def __init__(self, kind: str, name: str, choices):
+        self.kind = kind
+        self.name = name
+        self.choices = sorted(choices)
+        super().__init__(f"Could not resolve {kind} '{name}' among choices {self.choices}")

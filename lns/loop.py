@@ -1,0 +1,173 @@
+"""The LNS loop: select a neighborhood, solve the sub-ILP with SCIP, keep it if better.
+
+Every candidate solution is checked against the original problem before it
+becomes the incumbent, so the loop never reports an infeasible point. The loop
+keeps the best solution through a time limit, an iteration limit, Ctrl-C
+(SCIP's own interrupt status or ``KeyboardInterrupt``) and failing sub-solves.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from heuristics.base import SearchState, Selector
+from lns.neighborhood_size import AdaptiveSize
+from lns.problem import Problem
+from lns.result import Callback, Improvement, IterationRecord
+from lns.scip_solver import ScipSolver
+
+log = logging.getLogger("lns")
+
+#: Seconds kept in hand before the deadline, so that the run ends within it.
+DEADLINE_MARGIN = 0.05
+SEED_BOUND = 2**31 - 1
+
+
+@dataclass
+class LNSConfig:
+    """Settings of the LNS loop (all have working defaults).
+
+    Attributes
+    ----------
+    initial_fraction, growth, max_fraction, shrink, min_size
+        The adaptive neighborhood size (:class:`lns.neighborhood_size.AdaptiveSize`).
+    iteration_time_limit : float
+        Seconds per sub-solve (clipped to the time left).
+    iteration_node_limit : int
+        Branch-and-bound nodes per sub-solve (-1: none); with an iteration limit and no
+        sub-solve hitting its time limit, a run repeats exactly.
+    initial_time_limit : float or None
+        Seconds for the initial SCIP solve (``None``: the whole budget).
+    initial_solution_limit : int
+        The initial SCIP solve stops after this many solutions (-1: only at its time limit).
+    history_length : int
+        Earlier incumbents kept in the search state for selectors.
+    max_failures : int
+        Consecutive failing sub-solves after which the run stops.
+    improvement_tol : float
+        A new objective must beat the incumbent by ``improvement_tol * max(1, |incumbent|)``.
+    scip_params : dict
+        SCIP parameters for every solve.
+    """
+
+    initial_fraction: float = 0.2
+    growth: float = 1.02
+    max_fraction: float = 0.5
+    shrink: float | None = 0.9
+    min_size: int = 2
+    iteration_time_limit: float = 10.0
+    iteration_node_limit: int = -1
+    initial_time_limit: float | None = None
+    initial_solution_limit: int = 1
+    history_length: int = 3
+    max_failures: int = 5
+    improvement_tol: float = 1e-6
+    scip_params: dict | None = None
+
+
+class Incumbent:
+    """The best feasible solution so far and the trajectory of its objective."""
+
+    def __init__(self, problem: Problem, started: float, tol: float, history_length: int,
+                 callbacks: list[Callback]):
+        self.problem = problem
+        self.started = started
+        self.tol = tol
+        self.history_length = history_length
+        self.callbacks = callbacks
+        self.x: np.ndarray | None = None
+        self.objective: float | None = None
+        self.history: list = []
+        self.trajectory: list = []
+
+    def offer(self, x: np.ndarray, found_at: float, iteration: int, size: int, source: str) -> bool:
+        """Accept ``x`` if it is feasible for the original problem and improves; return whether it did."""
+        x = self.problem.round_integers(x)
+        objective = self.problem.objective_value(x)
+        if not self.problem.is_better(objective, self.objective, self.tol):
+            return False
+        check = self.problem.check(x)
+        if not check.feasible:
+            log.warning("%s: rejected a %s solution that violates the problem (%s)", self.problem.name, source, check)
+            return False
+        if self.x is not None:
+            self.history = [self.x, *self.history][: self.history_length]
+        self.x, self.objective = x, objective
+        improvement = Improvement(found_at - self.started, objective, iteration, size, source)
+        self.trajectory.append((improvement.time, objective))
+        for callback in self.callbacks:
+            callback.on_improvement(improvement)
+        return True
+
+
+def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent: Incumbent, *,
+            config: LNSConfig, rng: np.random.Generator, deadline: float, iteration_limit: int | None,
+            callbacks: list[Callback]) -> tuple[list, str]:
+    """Improve ``incumbent`` until the deadline, the iteration limit, optimality or Ctrl-C.
+
+    Returns
+    -------
+    records : list of IterationRecord
+    stop_reason : str
+    """
+    size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
+                             config.max_fraction, config.shrink, config.min_size)
+    records: list = []
+    failures = 0
+    iteration = 0
+    try:
+        selector.setup(problem)
+        while True:
+            if iteration_limit is not None and iteration >= iteration_limit:
+                return records, "iteration_limit"
+            if deadline - time.perf_counter() <= DEADLINE_MARGIN:
+                return records, "time_limit"
+            target = size_rule.size
+            state = SearchState(problem, incumbent.x, incumbent.objective, incumbent.history, iteration,
+                                size_rule.at_cap, deadline - DEADLINE_MARGIN)
+            began = time.perf_counter()
+            neighborhood = selector(state, target, rng)
+            select_time = time.perf_counter() - began
+            before = incumbent.objective
+            improved = False
+            if neighborhood.solution is not None:
+                improved = incumbent.offer(neighborhood.solution, time.perf_counter(), iteration,
+                                           len(neighborhood.free), "selector")
+            fixed_mask = problem.integer_mask.copy()
+            fixed_mask[neighborhood.free] = False
+            time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
+            if time_left <= 0:
+                return records, "time_limit"
+            seed = int(rng.integers(SEED_BOUND))
+            try:
+                outcome = solver.solve(time_limit=min(config.iteration_time_limit, time_left), seed=seed,
+                                       fixed=np.flatnonzero(fixed_mask), start=incumbent.x,
+                                       node_limit=config.iteration_node_limit)
+            except Exception as error:  # a failing sub-solve must not lose the incumbent
+                failures += 1
+                log.warning("%s: sub-solve of iteration %d failed: %s", problem.name, iteration, error)
+                status, solve_time = "error", 0.0
+                if failures >= config.max_failures:
+                    return records, "failures"
+            else:
+                failures = 0
+                status, solve_time = outcome.status, outcome.solve_time
+                for found in outcome.found:
+                    improved |= incumbent.offer(found.x, found.time, iteration, len(neighborhood.free), "subsolve")
+            record = IterationRecord(iteration, selector.name, len(neighborhood.free), target, status, select_time,
+                                     solve_time, before, incumbent.objective, improved,
+                                     time.perf_counter() - incumbent.started)
+            records.append(record)
+            for callback in callbacks:
+                callback.on_iteration(record)
+            iteration += 1
+            if status == "userinterrupt":
+                return records, "interrupted"
+            if status == "optimal" and not fixed_mask.any():
+                return records, "optimal"
+            size_rule.update(improved, timed_out=status == "timelimit")
+    except KeyboardInterrupt:
+        return records, "interrupted"

@@ -1,0 +1,303 @@
+"""One representation of a mixed-integer linear program, used everywhere.
+
+A :class:`Problem` holds arrays: variables (names, types, bounds), the objective
+with its sense and offset, and the linear constraints as a CSR matrix with row
+bounds ``row_lower <= A x <= row_upper``. It is read from anything SCIP reads
+(``.mps``, ``.mps.gz``, ``.lp``, ...) and can build a fresh SCIP model of itself.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from lns.errors import ProblemReadError, UnsupportedProblemError
+
+BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
+_SCIP_TYPES = {"BINARY": BINARY, "INTEGER": INTEGER, "CONTINUOUS": CONTINUOUS, "IMPLINT": CONTINUOUS}
+_TYPE_NAMES = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
+_LINEAR_HANDLERS = {"linear", "setppc", "logicor", "knapsack", "varbound"}
+SCIP_INFINITY = 1e20
+
+
+@dataclass(frozen=True)
+class Feasibility:
+    """How far a point is from satisfying a problem.
+
+    Attributes
+    ----------
+    max_row_violation : float
+        Largest violation of a row bound, relative to ``max(1, |bound|)``.
+    max_bound_violation : float
+        Largest violation of a variable bound (absolute).
+    max_integrality_violation : float
+        Largest distance of an integer variable to the nearest integer.
+    feasible : bool
+        All three within the tolerances used for the check.
+    """
+
+    max_row_violation: float
+    max_bound_violation: float
+    max_integrality_violation: float
+    feasible: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """A mixed-integer linear program ``min/max c x + offset`` s.t. ``row_lower <= A x <= row_upper``.
+
+    Attributes
+    ----------
+    name : str
+        Instance name (file name without the extensions).
+    var_names : tuple of str
+        Variable names, length ``n``.
+    var_types : numpy.ndarray of str, shape (n,)
+        ``"B"`` binary, ``"I"`` general integer, ``"C"`` continuous.
+    lower, upper : numpy.ndarray, shape (n,)
+        Variable bounds, ``±inf`` where unbounded.
+    objective : numpy.ndarray, shape (n,)
+        Objective coefficients in the problem's own sense.
+    objective_offset : float
+        Constant added to the objective.
+    sense : str
+        ``"minimize"`` or ``"maximize"``.
+    matrix : scipy.sparse.csr_matrix, shape (m, n)
+        Constraint coefficients.
+    row_lower, row_upper : numpy.ndarray, shape (m,)
+        Row bounds, ``±inf`` where a side is absent.
+    row_names : tuple of str
+        Constraint names, length ``m``.
+    source : pathlib.Path or None
+        The file the problem was read from, if any.
+    """
+
+    name: str
+    var_names: tuple
+    var_types: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    objective: np.ndarray
+    objective_offset: float
+    sense: str
+    matrix: sp.csr_matrix
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    row_names: tuple
+    source: Path | None = None
+
+    def __post_init__(self):
+        n, m = len(self.var_names), len(self.row_names)
+        if self.sense not in ("minimize", "maximize"):
+            raise ValueError(f"sense must be 'minimize' or 'maximize', got {self.sense!r}")
+        if self.matrix.shape != (m, n):
+            raise ValueError(f"matrix has shape {self.matrix.shape}, expected ({m}, {n})")
+        for field, length in (("var_types", n), ("lower", n), ("upper", n), ("objective", n),
+                              ("row_lower", m), ("row_upper", m)):
+            if len(getattr(self, field)) != length:
+                raise ValueError(f"{field} has length {len(getattr(self, field))}, expected {length}")
+
+    @property
+    def n_vars(self) -> int:
+        return len(self.var_names)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_names)
+
+    @functools.cached_property
+    def integer_mask(self) -> np.ndarray:
+        """Boolean mask of the binary and general-integer variables."""
+        return self.var_types != CONTINUOUS
+
+    @functools.cached_property
+    def integer_indices(self) -> np.ndarray:
+        """Indices of the binary and general-integer variables, ascending."""
+        return np.flatnonzero(self.integer_mask)
+
+    @functools.cached_property
+    def binary_mask(self) -> np.ndarray:
+        """Boolean mask of the binary variables."""
+        return self.var_types == BINARY
+
+    @functools.cached_property
+    def min_objective(self) -> np.ndarray:
+        """Objective coefficients turned into a minimisation (``-c`` for a maximisation)."""
+        return self.objective if self.sense == "minimize" else -self.objective
+
+    def objective_value(self, x: np.ndarray) -> float:
+        """Objective of ``x`` in the problem's own sense, offset included."""
+        return float(self.objective @ x + self.objective_offset)
+
+    def is_better(self, new: float, old: float | None, tol: float = 1e-6) -> bool:
+        """Whether objective ``new`` improves on ``old`` by more than ``tol * max(1, |old|)``."""
+        if old is None:
+            return True
+        sign = 1.0 if self.sense == "minimize" else -1.0
+        return sign * (old - new) > tol * max(1.0, abs(old))
+
+    def check(self, x: np.ndarray, feastol: float = 1e-6, inttol: float = 1e-5) -> Feasibility:
+        """Check ``x`` against the bounds, rows and integrality of this (original) problem.
+
+        Row violations are measured relative to ``max(1, |side|)`` like SCIP's feasibility
+        tolerance; a point is feasible when every violation is within its tolerance.
+        """
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.n_vars,) or not np.all(np.isfinite(x)):
+            return Feasibility(np.inf, np.inf, np.inf, False)
+        activity = self.matrix @ x
+        with np.errstate(invalid="ignore"):
+            below = np.where(np.isfinite(self.row_lower),
+                             (self.row_lower - activity) / np.maximum(1.0, np.abs(self.row_lower)), 0.0)
+            above = np.where(np.isfinite(self.row_upper),
+                             (activity - self.row_upper) / np.maximum(1.0, np.abs(self.row_upper)), 0.0)
+        row = float(max(0.0, below.max(initial=0.0), above.max(initial=0.0)))
+        bound = float(max(0.0, (self.lower - x).max(initial=0.0), (x - self.upper).max(initial=0.0)))
+        xi = x[self.integer_mask]
+        integrality = float(np.abs(xi - np.round(xi)).max(initial=0.0))
+        feasible = row <= feastol and bound <= feastol and integrality <= inttol
+        return Feasibility(row, bound, integrality, feasible)
+
+    def round_integers(self, x: np.ndarray) -> np.ndarray:
+        """A copy of ``x`` with the integer variables rounded to the nearest integer."""
+        x = np.array(x, dtype=float)
+        x[self.integer_mask] = np.round(x[self.integer_mask])
+        return x
+
+    def to_scip(self):
+        """Build a new, quiet ``pyscipopt.Model`` of this problem (variables in the same order)."""
+        from pyscipopt import Model, quicksum
+
+        model = Model(self.name)
+        model.hideOutput()
+        vtypes = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
+        xs = [model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
+              for name, t, lb, ub, c in zip(self.var_names, self.var_types, self.lower, self.upper, self.objective)]
+        csr = self.matrix
+        for i, name in enumerate(self.row_names):
+            start, end = csr.indptr[i], csr.indptr[i + 1]
+            expr = quicksum(float(a) * xs[j] for j, a in zip(csr.indices[start:end], csr.data[start:end]))
+            lhs = None if np.isneginf(self.row_lower[i]) else float(self.row_lower[i])
+            rhs = None if np.isposinf(self.row_upper[i]) else float(self.row_upper[i])
+            model.addCons(_ranged(expr, lhs, rhs), name=name)
+        if self.objective_offset:
+            model.addObjoffset(float(self.objective_offset))
+        model.setObjective(quicksum(float(c) * x for c, x in zip(self.objective, xs) if c), sense=self.sense)
+        return model
+
+    def write(self, path: str | Path) -> Path:
+        """Write the problem in any format SCIP writes, chosen by the extension (``.mps.gz``, ``.lp``, ...)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        model = self.to_scip()
+        model.writeProblem(str(path), verbose=False)
+        return path
+
+
+def _to_scip(value: float) -> float:
+    return float(np.clip(value, -SCIP_INFINITY, SCIP_INFINITY))
+
+
+def _ranged(expr, lhs, rhs):
+    if lhs is not None and rhs is not None:
+        return (lhs <= expr) <= rhs if lhs != rhs else expr == lhs
+    if lhs is not None:
+        return expr >= lhs
+    if rhs is not None:
+        return expr <= rhs
+    return expr <= SCIP_INFINITY
+
+
+def instance_name(path: Path) -> str:
+    """File name without its problem and compression extensions (``air05.mps.gz`` -> ``air05``)."""
+    name = path.name
+    for ext in (".gz", ".bz2", ".zst", ".xz"):
+        name = name.removesuffix(ext)
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def read_scip_model(path: str | Path):
+    """Read a problem file into a quiet SCIP model, raising :class:`ProblemReadError` on failure."""
+    from pyscipopt import Model
+
+    path = Path(path)
+    if not path.exists():
+        raise ProblemReadError(f"{path}: no such file")
+    if not path.is_file():
+        raise ProblemReadError(f"{path}: not a file")
+    model = Model()
+    model.hideOutput()
+    try:
+        model.readProblem(str(path))
+    except Exception as error:  # pyscipopt raises bare Exception/OSError for reader errors
+        raise ProblemReadError(f"{path}: SCIP could not read the file ({error})") from None
+    if model.getNVars() == 0:
+        raise ProblemReadError(f"{path}: the file holds no variables")
+    return model
+
+
+def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
+    """Extract the arrays of a SCIP model in problem stage; non-linear constraints are rejected."""
+    variables = model.getVars()
+    index = {v.name: j for j, v in enumerate(variables)}
+    where = source if source is not None else name
+    unknown = [v.vtype() for v in variables if v.vtype() not in _SCIP_TYPES]
+    if unknown:
+        raise UnsupportedProblemError(f"{where}: variable type {unknown[0]} is not supported")
+    rows, cols, vals, row_lower, row_upper, row_names = [], [], [], [], [], []
+    for i, cons in enumerate(model.getConss()):
+        handler = cons.getConshdlrName()
+        if handler not in _LINEAR_HANDLERS:
+            raise UnsupportedProblemError(
+                f"{where}: constraint '{cons.name}' is of type '{handler}'; only linear constraints are supported")
+        coefficients = model.getValsLinear(cons)
+        rows.extend([i] * len(coefficients))
+        cols.extend(index[v] for v in coefficients)
+        vals.extend(coefficients.values())
+        row_lower.append(model.getLhs(cons))
+        row_upper.append(model.getRhs(cons))
+        row_names.append(cons.name)
+    n, m = len(variables), len(row_names)
+    matrix = sp.csr_matrix((np.array(vals, dtype=float), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+                           shape=(m, n))
+    matrix.sum_duplicates()
+    return Problem(
+        name=name,
+        var_names=tuple(v.name for v in variables),
+        var_types=np.array([_SCIP_TYPES[v.vtype()] for v in variables]),
+        lower=_from_scip(np.array([v.getLbOriginal() for v in variables], dtype=float)),
+        upper=_from_scip(np.array([v.getUbOriginal() for v in variables], dtype=float)),
+        objective=np.array([v.getObj() for v in variables], dtype=float),
+        objective_offset=float(model.getObjoffset()),
+        sense=model.getObjectiveSense(),
+        matrix=matrix,
+        row_lower=_from_scip(np.array(row_lower, dtype=float)),
+        row_upper=_from_scip(np.array(row_upper, dtype=float)),
+        row_names=tuple(row_names),
+        source=source,
+    )
+
+
+def _from_scip(values: np.ndarray) -> np.ndarray:
+    values = values.copy()
+    values[values >= SCIP_INFINITY] = np.inf
+    values[values <= -SCIP_INFINITY] = -np.inf
+    return values
+
+
+def read_problem(path: str | Path) -> Problem:
+    """Read a problem file (anything SCIP reads: ``.mps``, ``.mps.gz``, ``.lp``, ...).
+
+    Raises
+    ------
+    ProblemReadError
+        The file is missing, unreadable, malformed or empty.
+    UnsupportedProblemError
+        The file holds a constraint that is not linear (SOS, indicator, quadratic, ...).
+    """
+    path = Path(path)
+    model = read_scip_model(path)
+    return problem_from_scip(model, instance_name(path), source=path)

@@ -1,0 +1,163 @@
+"""What a run returns: the best solution, the anytime trajectory and per-iteration records."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from lns.problem import Feasibility, Problem
+from lns.solution_file import write_sol
+
+
+class Status:
+    """Final status of a run (strings, so they print and serialise as they are)."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    NO_SOLUTION = "no_solution"
+
+
+@dataclass(frozen=True)
+class Improvement:
+    """A new incumbent.
+
+    Attributes
+    ----------
+    time : float
+        Seconds since the run started.
+    objective : float
+        Its objective, in the problem's own sense.
+    iteration : int
+        LNS iteration that found it (-1: the initial solution).
+    neighborhood_size : int
+        Size of that iteration's neighborhood (0 for the initial solution).
+    source : str
+        ``"initial"``, ``"user"`` (a given start), ``"subsolve"`` or ``"selector"``.
+    """
+
+    time: float
+    objective: float
+    iteration: int
+    neighborhood_size: int
+    source: str
+
+
+@dataclass(frozen=True)
+class IterationRecord:
+    """Statistics of one LNS iteration.
+
+    Attributes
+    ----------
+    iteration : int
+    selector : str
+    neighborhood_size : int
+        Number of variables actually freed.
+    target_size : int
+        The size the adaptive rule asked for.
+    status : str
+        SCIP status of the sub-solve, or ``"error"`` if it raised.
+    select_time, solve_time : float
+        Seconds spent choosing the neighborhood and in the sub-solve.
+    objective_before, objective_after : float
+    improved : bool
+    time : float
+        Seconds since the start of the run when the iteration ended.
+    """
+
+    iteration: int
+    selector: str
+    neighborhood_size: int
+    target_size: int
+    status: str
+    select_time: float
+    solve_time: float
+    objective_before: float
+    objective_after: float
+    improved: bool
+    time: float
+
+
+class Callback:
+    """Hooks the loop calls as it goes; override what you need (the CLI's progress bar does)."""
+
+    def on_improvement(self, improvement: Improvement) -> None:
+        """A new incumbent was accepted."""
+
+    def on_iteration(self, record: IterationRecord) -> None:
+        """An LNS iteration ended."""
+
+
+@dataclass
+class Result:
+    """The outcome of :func:`lns.solve`.
+
+    Attributes
+    ----------
+    instance : str
+        Instance name.
+    method : str
+        ``"lns"`` or ``"scip"``.
+    selector : str or None
+        Selector name for LNS runs.
+    status : str
+        One of :class:`Status`.
+    stop_reason : str
+        ``"time_limit"``, ``"iteration_limit"``, ``"interrupted"``, ``"optimal"``,
+        ``"failures"`` (repeated failing sub-solves) or ``"no_integer_variables"``.
+    objective : float or None
+        Best objective, in the problem's own sense.
+    x : numpy.ndarray or None
+        Best solution as a vector in the problem's variable order.
+    trajectory : list of (float, float)
+        ``(seconds since start, objective)``, one entry per new incumbent.
+    iterations : list of IterationRecord
+    runtime : float
+        Wall-clock seconds of the whole run, reading the problem included.
+    feasibility : Feasibility or None
+        Check of ``x`` against the original problem.
+    seed : int
+    time_limit : float or None
+    dual_bound : float or None
+        A proven bound, where SCIP gave one (plain SCIP runs).
+    """
+
+    instance: str
+    method: str
+    selector: str | None
+    status: str
+    stop_reason: str
+    objective: float | None
+    x: np.ndarray | None
+    trajectory: list
+    iterations: list
+    runtime: float
+    feasibility: Feasibility | None
+    seed: int
+    time_limit: float | None
+    dual_bound: float | None = None
+    problem: Problem | None = field(default=None, repr=False)
+
+    @property
+    def solution(self) -> dict | None:
+        """``{variable name: value}`` of the best solution, or ``None``."""
+        if self.x is None:
+            return None
+        return dict(zip(self.problem.var_names, self.x.tolist()))
+
+    def write_sol(self, path: str | Path) -> Path:
+        """Write the best solution in SCIP's ``.sol`` format."""
+        if self.x is None:
+            raise ValueError(f"{self.instance}: no solution to write")
+        return write_sol(path, self.problem, self.x, self.objective)
+
+    def statistics(self) -> dict:
+        """Per-iteration records as a dict of numpy arrays, one key per :class:`IterationRecord` field."""
+        names = IterationRecord.__dataclass_fields__
+        return {name: np.array([getattr(r, name) for r in self.iterations]) for name in names}
+
+    def to_dataframe(self):
+        """Per-iteration records as a ``pandas.DataFrame`` (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame([asdict(r) for r in self.iterations], columns=list(IterationRecord.__dataclass_fields__))

@@ -1,0 +1,184 @@
+"""SCIP on a problem, with some integer variables fixed: the sub-solver of the LNS loop.
+
+One :class:`ScipSolver` holds one SCIP model for a whole run. Each call to
+:meth:`ScipSolver.solve` fixes the variables outside the neighborhood at their
+incumbent values, hands SCIP the incumbent as a start (so SCIP only accepts
+strictly better solutions: the objective cutoff), solves, and restores the
+original bounds in ``finally``. The same object solves the whole problem for
+the initial solution and the plain-SCIP baseline.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
+
+from lns.problem import Problem
+
+#: SCIP statuses after which no solution can exist in the searched space.
+PROVEN_STATUSES = {"optimal", "infeasible", "unbounded", "inforunbd"}
+
+
+@dataclass
+class FoundSolution:
+    """A solution SCIP found during one solve, captured when it was found.
+
+    Attributes
+    ----------
+    time : float
+        ``time.perf_counter()`` when SCIP reported it.
+    objective : float
+        Objective in the problem's own sense.
+    x : numpy.ndarray, shape (n,)
+        Values of all variables, integers rounded.
+    """
+
+    time: float
+    objective: float
+    x: np.ndarray
+
+
+@dataclass
+class SolveOutcome:
+    """What one SCIP solve returned.
+
+    Attributes
+    ----------
+    status : str
+        SCIP's status (``"optimal"``, ``"timelimit"``, ``"infeasible"``, ``"userinterrupt"``, ...).
+    found : list of FoundSolution
+        Every new best solution SCIP found in this solve, in order; empty if none. A start
+        solution handed in is not included.
+    solve_time : float
+        Wall-clock seconds spent in ``optimize()``.
+    dual_bound : float
+        SCIP's dual bound at the end (problem's own sense).
+    """
+
+    status: str
+    found: list = field(default_factory=list)
+    solve_time: float = 0.0
+    dual_bound: float = float("nan")
+
+    @property
+    def best(self) -> FoundSolution | None:
+        return self.found[-1] if self.found else None
+
+    @property
+    def interrupted(self) -> bool:
+        return self.status == "userinterrupt"
+
+
+class _SolutionRecorder(Eventhdlr):
+    """Captures every new best solution with the time SCIP found it."""
+
+    def __init__(self, solver: "ScipSolver"):
+        super().__init__()
+        self.solver = solver
+        self.found: list = []
+
+    def eventinit(self):
+        self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+    def eventexit(self):
+        self.model.dropEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+    def eventexec(self, event):
+        now = time.perf_counter()
+        sol = self.model.getBestSol()
+        if sol.getOrigin() == 3:  # SCIP_SOLORIGIN_ORIGINAL: the start solution we handed in
+            return
+        x = np.array([self.model.getSolVal(sol, v) for v in self.solver.variables], dtype=float)
+        x = self.solver.problem.round_integers(x)
+        self.found.append(FoundSolution(now, self.solver.problem.objective_value(x), x))
+
+
+class ScipSolver:
+    """A SCIP model of ``problem``, built once and re-solved with different fixings.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem; the model's variables are in the same order.
+    params : dict, optional
+        SCIP parameters set once (e.g. ``{"heuristics/emphasis": ...}`` is not a parameter;
+        use names like ``"presolving/maxrounds"``).
+    threads : int
+        SCIP's ``parallel/maxnthreads`` (1: sequential, as the LNS loop expects).
+    model : pyscipopt.Model, optional
+        A model of ``problem`` to use instead of building one (its variables must be in the
+        problem's order).
+    """
+
+    def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None):
+        self.problem = problem
+        self.model = model if model is not None else problem.to_scip()
+        self.model.hideOutput()
+        self.variables = self.model.getVars()
+        if [v.name for v in self.variables] != list(problem.var_names):
+            raise ValueError(f"the SCIP model of {problem.name} does not list the problem's variables in order")
+        self.model.setIntParam("parallel/maxnthreads", threads)
+        self.model.setBoolParam("misc/catchctrlc", True)
+        for name, value in (params or {}).items():
+            self.model.setParam(name, value)
+        self._recorder = _SolutionRecorder(self)
+        self.model.includeEventhdlr(self._recorder, "lns_recorder", "records every new best solution")
+
+    def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
+              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1) -> SolveOutcome:
+        """Solve with ``fixed`` variables held at their ``start`` values.
+
+        Parameters
+        ----------
+        time_limit : float
+            Seconds for SCIP (clipped at 0.01 from below).
+        seed : int
+            SCIP's ``randomization/randomseedshift`` for this solve.
+        fixed : numpy.ndarray of int, optional
+            Indices of the variables fixed at ``start``; none if omitted.
+        start : numpy.ndarray, optional
+            A feasible solution handed to SCIP as a start. Required when ``fixed`` is given.
+            SCIP then only reports strictly better solutions.
+        solution_limit : int
+            Stop after this many solutions were found (-1: no limit).
+        node_limit : int
+            Stop after this many branch-and-bound nodes (-1: no limit), for runs that repeat exactly.
+        """
+        model = self.model
+        fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
+        if len(fixed) and start is None:
+            raise ValueError("fixing variables needs a start solution to fix them at")
+        model.freeTransform()
+        self._recorder.found = []
+        changed = []
+        try:
+            for j in fixed:
+                var, value = self.variables[j], float(start[j])
+                changed.append((var, var.getLbOriginal(), var.getUbOriginal()))
+                model.chgVarLb(var, value)
+                model.chgVarUb(var, value)
+            model.setRealParam("limits/time", max(0.01, float(time_limit)))
+            model.setIntParam("limits/solutions", solution_limit)
+            model.setLongintParam("limits/nodes", node_limit)
+            model.setIntParam("randomization/randomseedshift", int(seed))
+            if start is not None:
+                self._add_start(start)
+            began = time.perf_counter()
+            model.optimize()
+            solve_time = time.perf_counter() - began
+            status = model.getStatus()
+            dual_bound = model.getDualbound() if model.getStage() >= 3 else float("nan")
+            return SolveOutcome(status, list(self._recorder.found), solve_time, dual_bound)
+        finally:
+            model.freeTransform()
+            for var, lb, ub in reversed(changed):
+                model.chgVarLb(var, lb)
+                model.chgVarUb(var, ub)
+
+    def _add_start(self, start: np.ndarray) -> None:
+        sol = self.model.createSol()
+        for var, value in zip(self.variables, start):
+            self.model.setSolVal(sol, var, float(value))
+        self.model.addSol(sol, free=True)

@@ -12,6 +12,11 @@ from lns.errors import UnknownNameError
 
 SELECTORS = {
     "random": "heuristics.random_selector:RandomSelector",
+    "local_branching": "heuristics.local_branching:LocalBranching",
+    "lb_relax": "heuristics.lb_relax:LBRelax",
+    "graph": "heuristics.graph:GraphInduced",
+    "rins": "heuristics.rins:RINS",
+    "cl_lns": "heuristics.cl_lns:CLLNS",
 }
 
 

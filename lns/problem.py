@@ -7,7 +7,13 @@ bounds ``row_lower <= A x <= row_upper``. It is read from anything SCIP reads
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import gzip
+import os
+import shutil
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,11 +195,23 @@ class Problem:
         return model
 
     def write(self, path: str | Path) -> Path:
-        """Write the problem in any format SCIP writes, chosen by the extension (``.mps.gz``, ``.lp``, ...)."""
+        """Write the problem in any format SCIP writes, chosen by the extension (``.mps``, ``.lp``, ...).
+
+        A ``.gz`` suffix compresses the file; the gzip header carries no time stamp, so the same
+        problem always gives the same bytes.
+        """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         model = self.to_scip()
-        model.writeProblem(str(path), verbose=False)
+        if path.suffix != ".gz":
+            model.writeProblem(str(path), verbose=False)
+            return path
+        with tempfile.TemporaryDirectory(dir=path.parent) as folder:
+            plain = Path(folder) / path.stem
+            model.writeProblem(str(plain), verbose=False)
+            with open(plain, "rb") as source, open(path, "wb") as target, \
+                    gzip.GzipFile(filename="", mode="wb", fileobj=target, mtime=0) as compressed:
+                shutil.copyfileobj(source, compressed)
         return path
 
 
@@ -219,6 +237,26 @@ def instance_name(path: Path) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
+@contextlib.contextmanager
+def _captured_stderr():
+    """Send file descriptor 2 (where SCIP prints its errors) to a temporary file for the block.
+
+    Yields a list that holds the captured text once the block has ended.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    captured: list = []
+    with tempfile.TemporaryFile(mode="w+") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            captured.append(sink.read())
+
+
 def read_scip_model(path: str | Path):
     """Read a problem file into a quiet SCIP model, raising :class:`ProblemReadError` on failure."""
     from pyscipopt import Model
@@ -230,10 +268,17 @@ def read_scip_model(path: str | Path):
         raise ProblemReadError(f"{path}: not a file")
     model = Model()
     model.hideOutput()
-    try:
-        model.readProblem(str(path))
-    except Exception as error:  # pyscipopt raises bare Exception/OSError for reader errors
-        raise ProblemReadError(f"{path}: SCIP could not read the file ({error})") from None
+    with _captured_stderr() as captured:
+        try:
+            model.readProblem(str(path))
+            failure = None
+        except Exception as error:  # pyscipopt raises bare OSError/Exception for reader errors
+            failure = error
+    if failure is not None:
+        messages = [line.split("ERROR:", 1)[1].strip() for line in "".join(captured).splitlines()
+                    if "ERROR:" in line and "in function call" not in line]
+        reason = "; ".join(messages) or str(failure)
+        raise ProblemReadError(f"{path}: SCIP could not read the file ({reason})")
     if model.getNVars() == 0:
         raise ProblemReadError(f"{path}: the file holds no variables")
     return model

@@ -120,6 +120,9 @@ class Result:
     time_limit : float or None
     dual_bound : float or None
         A proven bound, where SCIP gave one (plain SCIP runs).
+    solver_time : float
+        Seconds spent inside SCIP's solves (initial solution and sub-solves); ``runtime -
+        solver_time`` is the time spent outside SCIP (reading, selecting, fixing, checking).
     """
 
     instance: str
@@ -136,6 +139,7 @@ class Result:
     seed: int
     time_limit: float | None
     dual_bound: float | None = None
+    solver_time: float = 0.0
     problem: Problem | None = field(default=None, repr=False)
 
     @property

@@ -110,6 +110,12 @@ class ScipSolver:
     model : pyscipopt.Model, optional
         A model of ``problem`` to use instead of building one (its variables must be in the
         problem's order).
+
+    Attributes
+    ----------
+    total_solve_time : float
+        Seconds spent inside SCIP's ``optimize()`` over all solves so far; the rest of a run's
+        wall time is the loop's own overhead.
     """
 
     def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None):
@@ -123,6 +129,7 @@ class ScipSolver:
         self.model.setBoolParam("misc/catchctrlc", True)
         for name, value in (params or {}).items():
             self.model.setParam(name, value)
+        self.total_solve_time = 0.0
         self._recorder = _SolutionRecorder(self)
         self.model.includeEventhdlr(self._recorder, "lns_recorder", "records every new best solution")
 
@@ -168,6 +175,7 @@ class ScipSolver:
             began = time.perf_counter()
             model.optimize()
             solve_time = time.perf_counter() - began
+            self.total_solve_time += solve_time
             status = model.getStatus()
             dual_bound = model.getDualbound() if model.getStage() >= 3 else float("nan")
             return SolveOutcome(status, list(self._recorder.found), solve_time, dual_bound)

@@ -1,0 +1,90 @@
+import numpy as np
+import pytest
+
+from helpers import knapsack, miplib, mixed_problem
+from lns.errors import ProblemReadError, UnsupportedProblemError
+from lns.problem import read_problem
+from lns.scip_solver import ScipSolver
+
+
+@pytest.mark.parametrize("name, rows, cols, integers", [
+    ("air05", 426, 7195, 7195), ("dano3mip", 3202, 13873, 552), ("bell5", 91, 104, 58), ("timtab1", 171, 397, 171),
+])
+def test_read_matches_miplib_sizes(name, rows, cols, integers):
+    problem = read_problem(miplib(name))
+    assert (problem.n_rows, problem.n_vars, len(problem.integer_indices)) == (rows, cols, integers)
+    assert problem.name == name
+    assert problem.sense == "minimize"
+
+
+@pytest.mark.parametrize("suffix", [".mps", ".mps.gz", ".lp"])
+def test_write_and_read_back_round_trips(tmp_path, suffix):
+    original = mixed_problem()
+    again = read_problem(original.write(tmp_path / f"mixed{suffix}"))
+    assert sorted(again.var_names) == sorted(original.var_names)
+    order = [again.var_names.index(name) for name in original.var_names]  # writers may reorder columns
+    assert list(again.var_types[order]) == list(original.var_types)
+    np.testing.assert_array_equal(again.lower[order], original.lower)
+    np.testing.assert_array_equal(again.upper[order], original.upper)
+    np.testing.assert_allclose(again.objective[order], original.objective)
+    np.testing.assert_allclose(again.matrix.toarray()[:, order], original.matrix.toarray())
+    np.testing.assert_array_equal(again.row_lower, original.row_lower)
+    np.testing.assert_array_equal(again.row_upper, original.row_upper)
+
+
+def test_maximisation_sense_survives_writing(tmp_path):
+    again = read_problem(knapsack("maximize").write(tmp_path / "k.lp"))
+    assert again.sense == "maximize"
+    np.testing.assert_allclose(again.objective, [10, 13, 7, 8])
+
+
+def test_check_measures_violations():
+    problem = mixed_problem()
+    optimum = np.array([1, 1, 3, 3, 0.5])
+    assert problem.check(optimum).feasible
+    assert problem.objective_value(optimum) == pytest.approx(-14.25)
+    row = problem.check(np.array([1, 1, 3, 3, 1.5]))
+    assert not row.feasible and row.max_row_violation == pytest.approx((3.5 - 2.5) / 2.5)
+    fractional = problem.check(np.array([1, 1, 2.5, 3, 0.5]))
+    assert not fractional.feasible and fractional.max_integrality_violation == pytest.approx(0.5)
+    bound = problem.check(np.array([1, 1, 3, 4, 0.5]))
+    assert not bound.feasible and bound.max_bound_violation == pytest.approx(1.0)
+    assert not problem.check(np.zeros(3)).feasible
+
+
+def test_is_better_respects_the_sense():
+    assert knapsack("maximize").is_better(24, 23) and not knapsack("maximize").is_better(22, 23)
+    assert mixed_problem().is_better(-15, -14.25) and not mixed_problem().is_better(-14.25, -14.25)
+
+
+def test_model_built_from_arrays_solves_to_the_known_optimum():
+    outcome = ScipSolver(mixed_problem()).solve(time_limit=10, seed=0)
+    assert outcome.status == "optimal"
+    assert outcome.best.objective == pytest.approx(-14.25)
+
+
+def test_missing_file_is_named(tmp_path):
+    with pytest.raises(ProblemReadError, match="nothere.mps: no such file"):
+        read_problem(tmp_path / "nothere.mps")
+
+
+def test_malformed_file_reports_scip_reason(tmp_path):
+    path = tmp_path / "broken.mps"
+    path.write_text("NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\nBOUNDS\n XX BND x 1\nENDATA\n")
+    with pytest.raises(ProblemReadError, match=r"broken.mps: SCIP could not read the file \(Syntax error in line 6\)"):
+        read_problem(path)
+
+
+def test_file_without_variables_is_rejected(tmp_path):
+    path = tmp_path / "empty.lp"
+    path.write_text("garbage\n")
+    with pytest.raises(ProblemReadError, match="empty.lp"):
+        read_problem(path)
+
+
+def test_nonlinear_constraint_is_named(tmp_path):
+    path = tmp_path / "quadratic.lp"
+    path.write_text("Minimize\n obj: x + y\nSubject To\n c1: x + y >= 1\n c2: [ x^2 ] <= 4\n"
+                    "Bounds\n 0 <= x <= 5\nGenerals\n y\nEnd\n")
+    with pytest.raises(UnsupportedProblemError, match="quadratic.lp: constraint 'c2' is of type 'nonlinear'"):
+        read_problem(path)

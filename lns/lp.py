@@ -1,0 +1,196 @@
+"""The LP relaxation of a :class:`~lns.problem.Problem`, solved with HiGHS.
+
+:func:`solve_lp` drops integrality, optionally appends extra columns (auxiliary
+variables) and extra linear rows (e.g. the local-branching distance row), and
+returns the primal point, the objective, the row duals and the reduced costs in
+one :class:`LPSolution`.
+
+Why HiGHS through :func:`scipy.optimize.linprog`: measured on this machine
+(single thread, cold start, model building included) the root LP of ``air05``
+takes 0.4-0.5 s with HiGHS (dual simplex, ``"highs-ds"``; ``"highs"`` lets HiGHS
+choose) against 2.2 s with SCIP's LP solver (presolving off; 3.5 s with
+presolving); on ``seymour`` 0.34 s with HiGHS's interior point (``"highs-ipm"``,
+with crossover, so duals are vertex duals), 1.1 s with HiGHS's simplex and 1.4 s
+with SCIP. scipy's interface takes no starting basis, so there is no warm start
+across calls.
+
+Sign conventions
+----------------
+Let ``z`` be the optimal objective in the problem's own sense (maximisation
+stays a maximisation) and write every row as ``lower <= a x <= upper``.
+
+- ``row_duals[i] = dz / db_i`` where ``b_i`` is the side of row ``i`` that is
+  active (0 for a row active at neither side). For a minimisation, a row
+  binding at its upper side has a dual <= 0 and one binding at its lower side a
+  dual >= 0; for a maximisation the signs flip.
+- ``reduced_costs = c - A^T row_duals`` (over every column, extra ones
+  included), which is also ``dz / d(bound)`` of the bound a column sits at.
+  For a minimisation a column at its lower bound has a reduced cost >= 0.
+
+These are SCIP's conventions for a minimisation (``getDualsolLinear``,
+``getVarRedcost``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from lns.problem import Problem
+
+#: linprog's status codes, by name.
+_STATUS = {0: "optimal", 1: "limit", 2: "infeasible", 3: "unbounded", 4: "error"}
+METHODS = ("highs", "highs-ds", "highs-ipm")
+
+
+@dataclass(frozen=True)
+class ExtraColumns:
+    """Columns appended after the problem's ``n`` variables (they appear in no original row).
+
+    Attributes
+    ----------
+    objective : numpy.ndarray, shape (p,)
+        Objective coefficients, in the problem's own sense.
+    lower, upper : numpy.ndarray, shape (p,)
+        Bounds, ``±inf`` allowed.
+    """
+
+    objective: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.objective)
+
+
+@dataclass(frozen=True)
+class ExtraRows:
+    """Rows ``lower <= matrix [x; extra columns] <= upper`` appended to the problem's rows.
+
+    Attributes
+    ----------
+    matrix : scipy.sparse matrix, shape (r, n + p)
+        Coefficients over the problem's variables followed by the extra columns.
+    lower, upper : numpy.ndarray, shape (r,)
+        Row sides, ``±inf`` where a side is absent.
+    """
+
+    matrix: sp.spmatrix
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def __len__(self) -> int:
+        return self.matrix.shape[0]
+
+
+@dataclass
+class LPSolution:
+    """The outcome of one LP solve.
+
+    Attributes
+    ----------
+    status : str
+        ``"optimal"``, ``"infeasible"``, ``"unbounded"``, ``"limit"`` (time or iteration
+        limit) or ``"error"`` (numerical trouble).
+    x : numpy.ndarray, shape (n + p,)
+        Primal values of the problem's variables, then of the extra columns (NaN unless optimal).
+    objective : float
+        ``c x`` plus the problem's offset, in the problem's own sense (NaN unless optimal).
+    row_duals : numpy.ndarray, shape (m + r,)
+        ``dz/db`` of the problem's rows, then of the extra rows (module docstring for signs).
+    reduced_costs : numpy.ndarray, shape (n + p,)
+        ``c - A^T row_duals`` for every column.
+    solve_time : float
+        Wall-clock seconds, building the LP included.
+    """
+
+    status: str
+    x: np.ndarray
+    objective: float
+    row_duals: np.ndarray
+    reduced_costs: np.ndarray
+    solve_time: float
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == "optimal"
+
+
+def solve_lp(problem: Problem, *, extra_rows: ExtraRows | None = None, extra_columns: ExtraColumns | None = None,
+             time_limit: float | None = None, method: str = "highs") -> LPSolution:
+    """Solve the LP relaxation of ``problem``, with optional extra rows and columns.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem; integrality of every variable is dropped.
+    extra_rows : ExtraRows, optional
+        Rows over ``[x; extra columns]`` added to the problem's rows.
+    extra_columns : ExtraColumns, optional
+        Auxiliary columns appended after the problem's variables.
+    time_limit : float, optional
+        Seconds for HiGHS; on expiry the status is ``"limit"``.
+    method : {"highs", "highs-ds", "highs-ipm"}
+        HiGHS algorithm: automatic choice, dual simplex, interior point with crossover.
+
+    Returns
+    -------
+    LPSolution
+
+    Raises
+    ------
+    ValueError
+        ``method`` is not one of :data:`METHODS`, or the extra rows have the wrong width.
+    """
+    began = time.perf_counter()
+    if method not in METHODS:
+        raise ValueError(f"LP method {method!r} is not one of {list(METHODS)}")
+    n, m = problem.n_vars, problem.n_rows
+    p = len(extra_columns) if extra_columns is not None else 0
+    objective = np.asarray(problem.objective, dtype=float)
+    lower, upper = problem.lower, problem.upper
+    matrix = sp.csr_matrix(problem.matrix)
+    if p:
+        objective = np.concatenate([objective, np.asarray(extra_columns.objective, dtype=float)])
+        lower = np.concatenate([lower, np.asarray(extra_columns.lower, dtype=float)])
+        upper = np.concatenate([upper, np.asarray(extra_columns.upper, dtype=float)])
+        matrix = sp.hstack([matrix, sp.csr_matrix((m, p))], format="csr")
+    row_lower, row_upper = problem.row_lower, problem.row_upper
+    if extra_rows is not None and len(extra_rows):
+        if extra_rows.matrix.shape[1] != n + p:
+            raise ValueError(f"extra rows have {extra_rows.matrix.shape[1]} columns, expected n + p = {n + p}")
+        matrix = sp.vstack([matrix, sp.csr_matrix(extra_rows.matrix)], format="csr")
+        row_lower = np.concatenate([row_lower, np.asarray(extra_rows.lower, dtype=float)])
+        row_upper = np.concatenate([row_upper, np.asarray(extra_rows.upper, dtype=float)])
+    sign = 1.0 if problem.sense == "minimize" else -1.0
+
+    equal = np.isfinite(row_lower) & (row_lower == row_upper)
+    has_upper = np.isfinite(row_upper) & ~equal
+    has_lower = np.isfinite(row_lower) & ~equal
+    up_rows, low_rows, eq_rows = np.flatnonzero(has_upper), np.flatnonzero(has_lower), np.flatnonzero(equal)
+    a_ub = sp.vstack([matrix[up_rows], -matrix[low_rows]], format="csr")
+    b_ub = np.concatenate([row_upper[up_rows], -row_lower[low_rows]])
+    options = {"time_limit": max(0.01, float(time_limit))} if time_limit is not None else {}
+    result = linprog(sign * objective,
+                     A_ub=a_ub if a_ub.shape[0] else None, b_ub=b_ub if a_ub.shape[0] else None,
+                     A_eq=matrix[eq_rows] if len(eq_rows) else None,
+                     b_eq=row_upper[eq_rows] if len(eq_rows) else None,
+                     bounds=np.column_stack([lower, upper]), method=method, options=options)
+    status = _STATUS.get(result.status, "error")
+    rows = len(row_lower)
+    if status != "optimal":
+        nan_cols, nan_rows = np.full(n + p, np.nan), np.full(rows, np.nan)
+        return LPSolution(status, nan_cols, float("nan"), nan_rows, nan_cols.copy(), time.perf_counter() - began)
+    duals = np.zeros(rows)
+    if a_ub.shape[0]:
+        duals[up_rows] += result.ineqlin.marginals[: len(up_rows)]
+        duals[low_rows] -= result.ineqlin.marginals[len(up_rows):]
+    if len(eq_rows):
+        duals[eq_rows] = result.eqlin.marginals
+    reduced = result.lower.marginals + result.upper.marginals
+    x = np.asarray(result.x, dtype=float)
+    return LPSolution(status, x, float(objective @ x + problem.objective_offset), sign * duals, sign * reduced,
+                      time.perf_counter() - began)

@@ -1,0 +1,82 @@
+"""The LP relaxation solver: optima, duals and reduced costs of small LPs solved by hand."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from helpers import knapsack, miplib, mixed_problem
+from lns.lp import ExtraColumns, ExtraRows, solve_lp
+from lns.problem import Problem, read_problem
+
+
+def lp(objective, matrix, row_lower, row_upper, lower, upper, sense="minimize", types=None):
+    n, m = len(objective), len(row_lower)
+    return Problem(name="lp", var_names=tuple(f"x{j}" for j in range(n)),
+                   var_types=np.array(types or ["C"] * n), lower=np.array(lower, dtype=float),
+                   upper=np.array(upper, dtype=float), objective=np.array(objective, dtype=float),
+                   objective_offset=0.0, sense=sense, matrix=sp.csr_matrix(np.array(matrix, dtype=float)),
+                   row_lower=np.array(row_lower, dtype=float), row_upper=np.array(row_upper, dtype=float),
+                   row_names=tuple(f"r{i}" for i in range(m)))
+
+
+def test_maximisation_optimum_duals_and_reduced_costs():
+    # max 3x + 2y s.t. x + y <= 4, x + 3y <= 9, 0 <= x <= 3, y >= 0: x = 3, y = 1, z = 11.
+    # Raising the first side by 1 adds 1 to y (dual 2); the second row is slack (dual 0);
+    # x sits at its upper bound with reduced cost 3 - 2 = 1 (raising that bound gains 1).
+    problem = lp([3, 2], [[1, 1], [1, 3]], [-np.inf, -np.inf], [4, 9], [0, 0], [3, np.inf], sense="maximize")
+    solution = solve_lp(problem)
+    assert solution.optimal
+    np.testing.assert_allclose(solution.x, [3, 1], atol=1e-9)
+    assert solution.objective == pytest.approx(11)
+    np.testing.assert_allclose(solution.row_duals, [2, 0], atol=1e-9)
+    np.testing.assert_allclose(solution.reduced_costs, [1, 0], atol=1e-9)
+
+
+def test_ranged_and_equality_rows_in_a_minimisation():
+    # min x + y s.t. 2 <= x + y <= 5, x - y = 1: x = 1.5, y = 0.5, z = 2; the range binds at its
+    # lower side (dz/dlower = 1), the equality does not change z (dual 0).
+    problem = lp([1, 1], [[1, 1], [1, -1]], [2, 1], [5, 1], [0, 0], [10, 10])
+    solution = solve_lp(problem)
+    np.testing.assert_allclose(solution.x, [1.5, 0.5], atol=1e-9)
+    assert solution.objective == pytest.approx(2)
+    np.testing.assert_allclose(solution.row_duals, [1, 0], atol=1e-9)
+    np.testing.assert_allclose(solution.reduced_costs, [0, 0], atol=1e-9)
+
+
+def test_extra_columns_and_rows():
+    # min -x + 0.5 t s.t. x <= 8 and the extra row x - t <= 5 over the extra column t >= 0:
+    # x = 8, t = 3, z = -6.5; both rows have dual -0.5.
+    problem = lp([-1], [[1]], [-np.inf], [8], [0], [10])
+    solution = solve_lp(problem, extra_columns=ExtraColumns(np.array([0.5]), np.array([0.0]), np.array([np.inf])),
+                        extra_rows=ExtraRows(sp.csr_matrix([[1.0, -1.0]]), np.array([-np.inf]), np.array([5.0])))
+    np.testing.assert_allclose(solution.x, [8, 3], atol=1e-9)
+    assert solution.objective == pytest.approx(-6.5)
+    np.testing.assert_allclose(solution.row_duals, [-0.5, -0.5], atol=1e-9)
+    np.testing.assert_allclose(solution.reduced_costs, [0, 0], atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["highs", "highs-ds", "highs-ipm"])
+def test_reduced_costs_are_c_minus_a_transpose_duals_on_miplib(method):
+    problem = read_problem(miplib("p0201"))
+    solution = solve_lp(problem, method=method)
+    assert solution.optimal
+    np.testing.assert_allclose(solution.reduced_costs, problem.objective - problem.matrix.T @ solution.row_duals,
+                               atol=1e-6)
+    assert problem.check(solution.x).max_row_violation < 1e-6
+
+
+def test_relaxation_bounds_the_integer_optimum():
+    assert solve_lp(mixed_problem()).objective <= -14.25 + 1e-9
+    assert solve_lp(knapsack("maximize")).objective >= 23 - 1e-9
+
+
+def test_infeasible_and_unbounded_statuses():
+    assert solve_lp(lp([1], [[1]], [5], [np.inf], [0], [1])).status == "infeasible"
+    assert solve_lp(lp([-1], [[1]], [0], [np.inf], [0], [np.inf])).status == "unbounded"
+
+
+def test_bad_method_and_bad_extra_rows():
+    problem = knapsack()
+    with pytest.raises(ValueError, match="highs-ipm"):
+        solve_lp(problem, method="simplex")
+    with pytest.raises(ValueError, match="columns"):
+        solve_lp(problem, extra_rows=ExtraRows(sp.csr_matrix((1, 3)), np.zeros(1), np.ones(1)))

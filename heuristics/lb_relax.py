@@ -1,0 +1,108 @@
+"""LB-RELAX (Huang, Ferber, Tian, Dilkina, Steiner; CPAIOR 2023): Local Branching's LP relaxation.
+
+Instead of solving the Local Branching ILP, solve its LP relaxation
+
+    min c x  s.t.  the problem's rows and bounds,  Σ_{j integer} |x_j - x*_j| <= k
+
+(the distance linearised as in :class:`heuristics.local_branching.Distance`), and score
+each integer variable by how far the LP moves it, ``Δ_j = |x̄_j - x*_j|``. Variables the
+LP wants to move are the ones LB would likely change, at the price of one LP.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from heuristics.base import Neighborhood, SearchState, Selector
+from heuristics.local_branching import Distance, require_integers
+from heuristics.sizing import fit_to_size
+from lns.lp import METHODS, solve_lp
+from lns.problem import Problem
+
+VARIANTS = ("positive", "topk", "sample")
+#: Δ below this counts as zero (LP solutions are exact only to the solver's tolerances).
+DELTA_TOL = 1e-6
+
+
+class LBRelax(Selector):
+    """Neighborhoods from the LP relaxation of the Local Branching problem.
+
+    Parameters
+    ----------
+    variant : {"positive", "topk", "sample"}
+        How Δ becomes a neighborhood:
+
+        - ``"positive"`` (default; the authors' default): every integer variable with
+          ``Δ_j > 0``, trimmed uniformly at random to ``size`` if there are more, completed
+          at random if fewer (unless ``complete=False``);
+        - ``"topk"``: the ``size`` variables with the largest Δ, ties broken at random
+          (OR-Tools CP-SAT's LB-RELAX);
+        - ``"sample"``: each integer variable independently with probability
+          ``(1 - 2ε) min(Δ_j, 1) + ε``, so the size is random (its expectation is the sum of
+          those probabilities), not ``size``.
+    epsilon : float
+        ε of the ``"sample"`` variant, in [0, 0.5]; 0.05 as in the authors' code.
+    complete : bool
+        ``"positive"`` only: complete a set smaller than ``size`` at random (default), or
+        keep it smaller as the authors' code does.
+    lp_method : {"highs", "highs-ds", "highs-ipm"}
+        HiGHS algorithm for the LP (see :mod:`lns.lp`).
+
+    Notes
+    -----
+    The LP is solved cold at every call: scipy's HiGHS interface takes no starting basis.
+    The objective cutoff of the LB problem is left out of the LP: it only makes the LP
+    infeasible when the LP cannot beat the incumbent, and then (as on any LP failure) the
+    selector falls back to ``size`` uniformly random integer variables
+    (``info["fallback"] = True``). ``info`` also holds ``"lp_status"``, ``"lp_time"`` and
+    ``"positive"`` (how many variables have ``Δ > 0``).
+    """
+
+    name = "lb_relax"
+
+    def __init__(self, variant: str = "positive", epsilon: float = 0.05, complete: bool = True,
+                 lp_method: str = "highs"):
+        if variant not in VARIANTS:
+            raise ValueError(f"lb_relax: variant {variant!r} is not one of {list(VARIANTS)}")
+        if not 0.0 <= epsilon <= 0.5:
+            raise ValueError(f"lb_relax: epsilon must lie in [0, 0.5], got {epsilon}")
+        if lp_method not in METHODS:
+            raise ValueError(f"lb_relax: lp_method {lp_method!r} is not one of {list(METHODS)}")
+        self.variant = variant
+        self.epsilon = float(epsilon)
+        self.complete = complete
+        self.lp_method = lp_method
+
+    def setup(self, problem: Problem) -> None:
+        require_integers(problem, self.name)
+
+    def deltas(self, state: SearchState, size: int) -> tuple[np.ndarray | None, dict]:
+        """``Δ_j`` for the integer variables (in ``problem.integer_indices`` order), or ``None`` if the LP failed."""
+        problem = state.problem
+        distance = Distance.to(problem, state.incumbent)
+        columns, rows = distance.lp_rows(size)
+        lp = solve_lp(problem, extra_rows=rows, extra_columns=columns, time_limit=max(0.0, state.time_left()),
+                      method=self.lp_method)
+        info = {"lp_status": lp.status, "lp_time": lp.solve_time}
+        if not lp.optimal:
+            return None, info
+        candidates = problem.integer_indices
+        return np.abs(lp.x[candidates] - distance.incumbent[candidates]), info
+
+    def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
+        problem = state.problem
+        require_integers(problem, self.name)
+        candidates = problem.integer_indices
+        delta, info = self.deltas(state, size)
+        info["fallback"] = delta is None
+        if delta is None:
+            return Neighborhood(fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info)
+        info["positive"] = int((delta > DELTA_TOL).sum())
+        if self.variant == "positive":
+            free = fit_to_size(candidates[delta > DELTA_TOL], size, rng, candidates, self.complete)
+        elif self.variant == "topk":
+            order = np.lexsort((rng.random(len(delta)), -np.where(delta > DELTA_TOL, delta, 0.0)))
+            free = np.sort(candidates[order[: min(size, len(candidates))]])
+        else:
+            probability = (1 - 2 * self.epsilon) * np.clip(delta, 0.0, 1.0) + self.epsilon
+            free = candidates[rng.random(len(delta)) < probability]
+        return Neighborhood(free.astype(np.int64), info=info)

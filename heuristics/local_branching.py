@@ -1,0 +1,197 @@
+"""Local Branching (Fischetti & Lodi 2003) as a neighborhood selector, and its distance row.
+
+The Local Branching ILP is the original problem plus the *distance constraint*
+``Δ(x, x*) = Σ_{j integer} |x_j - x*_j| <= k`` and the objective cutoff "strictly
+better than the incumbent ``x*``". Its best solution ``x^LB`` is the best point
+within Hamming (for general integers: L1) distance ``k``; the variables where
+``x^LB`` and ``x*`` differ form the neighborhood (Sonnerat et al. 2021; Huang et
+al., CPAIOR 2023, where LB is the expert that LB-RELAX approximates and the
+teacher of CL-LNS, ICML 2023).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from heuristics.base import Neighborhood, SearchState, Selector
+from heuristics.sizing import fit_to_size
+from lns.errors import UnsupportedProblemError
+from lns.lp import ExtraColumns, ExtraRows
+from lns.loop import SEED_BOUND
+from lns.problem import Problem
+from lns.scip_solver import ScipSolver
+
+
+@dataclass(frozen=True)
+class Distance:
+    """The L1 distance to an incumbent over the integer variables, as linear rows.
+
+    For an integer variable at a bound the distance is linear: ``x_j - l_j`` at its lower
+    bound, ``u_j - x_j`` at its upper bound (for a binary: ``x_j`` if ``x*_j = 0``,
+    ``1 - x_j`` if ``x*_j = 1``, the classical local-branching row). A general integer
+    strictly inside its bounds gets an auxiliary column ``d_j >= 0`` with
+    ``d_j >= x_j - x*_j`` and ``d_j >= x*_j - x_j``, so that
+    ``Δ(x) = coefficients · x + constant + Σ_j d_j``; ``Δ(x) <= k`` is exact at integer
+    points (``d_j = |x_j - x*_j|`` is feasible, and any feasible ``d_j`` is at least that).
+
+    Attributes
+    ----------
+    incumbent : numpy.ndarray, shape (n,)
+        ``x*``.
+    coefficients : numpy.ndarray, shape (n,)
+        +1 for integer variables at their lower bound, -1 at their upper bound, 0 otherwise.
+    constant : float
+        ``Σ -l_j`` over the former plus ``Σ u_j`` over the latter.
+    interior : numpy.ndarray of int
+        General integers strictly inside their bounds (one auxiliary column each, in this order).
+    """
+
+    incumbent: np.ndarray
+    coefficients: np.ndarray
+    constant: float
+    interior: np.ndarray
+
+    @classmethod
+    def to(cls, problem: Problem, incumbent: np.ndarray) -> "Distance":
+        """The distance to ``incumbent`` (integer values are rounded first)."""
+        x = problem.round_integers(incumbent)
+        integer = problem.integer_mask
+        at_lower = integer & (x <= problem.lower)
+        at_upper = integer & ~at_lower & (x >= problem.upper)
+        coefficients = at_lower.astype(float) - at_upper.astype(float)
+        constant = float(-problem.lower[at_lower].sum() + problem.upper[at_upper].sum())
+        interior = np.flatnonzero(integer & ~at_lower & ~at_upper)
+        return cls(x, coefficients, constant, interior)
+
+    def __call__(self, x: np.ndarray) -> float:
+        """``Σ_{j integer} |x_j - x*_j|`` for any point ``x``."""
+        integer = self.coefficients != 0
+        integer[self.interior] = True
+        return float(np.abs(np.asarray(x)[integer] - self.incumbent[integer]).sum())
+
+    def lp_rows(self, k: float) -> tuple[ExtraColumns, ExtraRows]:
+        """The auxiliary columns and the rows ``Δ(x) <= k`` for :func:`lns.lp.solve_lp`.
+
+        Rows: first the distance row, then ``x_j - d_j <= x*_j`` and ``-x_j - d_j <= -x*_j``
+        for each interior general integer ``j``.
+        """
+        n, p = len(self.incumbent), len(self.interior)
+        columns = ExtraColumns(np.zeros(p), np.zeros(p), np.full(p, np.inf))
+        aux = np.arange(n, n + p)
+        ones, pairs = np.ones(p), np.arange(p)
+        distance_row = sp.csr_matrix(np.concatenate([self.coefficients, np.ones(p)])[None, :])
+        plus = sp.csr_matrix((np.r_[ones, -ones], (np.r_[pairs, pairs], np.r_[self.interior, aux])), shape=(p, n + p))
+        minus = sp.csr_matrix((np.r_[-ones, -ones], (np.r_[pairs, pairs], np.r_[self.interior, aux])),
+                              shape=(p, n + p))
+        values = self.incumbent[self.interior]
+        rows = ExtraRows(sp.vstack([distance_row, plus, minus], format="csr"),
+                         np.full(1 + 2 * p, -np.inf), np.r_[k - self.constant, values, -values])
+        return columns, rows
+
+
+def require_integers(problem: Problem, selector: str) -> None:
+    """Raise :class:`UnsupportedProblemError` if ``problem`` has no binary or integer variable."""
+    if not problem.integer_mask.any():
+        raise UnsupportedProblemError(
+            f"{problem.source or problem.name}: the {selector} selector needs binary or integer variables "
+            f"(it measures the distance to the incumbent over them), and the problem has none")
+
+
+class LocalBranching(Selector):
+    """Solve the Local Branching ILP with SCIP; free the variables its best solution changes.
+
+    Each call adds ``Δ(x, x*) <= size`` (see :class:`Distance`) to one SCIP model of the
+    problem built in :meth:`setup`, hands SCIP the incumbent as a start solution (so SCIP
+    reports only strictly better solutions: the objective cutoff), solves within
+    ``time_limit`` (clipped to the time left), and removes the rows and auxiliary columns
+    again in ``finally``.
+
+    Parameters
+    ----------
+    time_limit : float
+        Seconds for each Local Branching solve. The CL-LNS authors use 600 s at test time
+        (3600 s when collecting data) with 120 s sub-solves; our budgets are 60-300 s in all,
+        so the default is 5 s, half the loop's default sub-solve limit.
+    complete : bool
+        Complete the set of changed variables at random up to ``size`` (default). ``False``
+        frees only the changed variables, as the authors' code does; in our loop LB's best
+        solution already becomes the incumbent, so freeing exactly those variables would give
+        the sub-solve little to do.
+    scip_params : dict, optional
+        SCIP parameters for the Local Branching solves.
+
+    Notes
+    -----
+    ``Neighborhood.solution`` is LB's best solution (a real solution of the problem: the
+    loop keeps it if it improves). ``Neighborhood.info`` holds:
+
+    - ``"solutions"``: every improving solution SCIP found while solving the LB ILP, in the
+      order found, each a full ``x`` vector of the problem's variables checked feasible with
+      :meth:`Problem.check` (CL-LNS uses them as positive samples);
+    - ``"fallback"``: ``True`` when no improving solution was found in the limit; the
+      neighborhood is then ``size`` integer variables drawn uniformly at random;
+    - ``"lb_status"``, ``"lb_time"``: SCIP's status and seconds of the LB solve;
+    - ``"changed"``: how many integer variables LB's best solution changed.
+    """
+
+    name = "local_branching"
+
+    def __init__(self, time_limit: float = 5.0, complete: bool = True, scip_params: dict | None = None):
+        if time_limit <= 0:
+            raise ValueError(f"local_branching: time_limit must be positive, got {time_limit}")
+        self.time_limit = float(time_limit)
+        self.complete = complete
+        self.scip_params = dict(scip_params or {})
+        self._solver: ScipSolver | None = None
+
+    def setup(self, problem: Problem) -> None:
+        require_integers(problem, self.name)
+        self._solver = ScipSolver(problem, self.scip_params)
+
+    def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
+        problem = state.problem
+        if self._solver is None or self._solver.problem is not problem:
+            self.setup(problem)
+        candidates = problem.integer_indices
+        seed = int(rng.integers(SEED_BOUND))
+        time_limit = min(self.time_limit, state.time_left())
+        found, status, lb_time = [], "not_run", 0.0
+        if time_limit > 0:
+            outcome = self._solve_local_branching(state.incumbent, size, time_limit, seed)
+            found = [s.x for s in outcome.found if problem.check(s.x).feasible]
+            status, lb_time = outcome.status, outcome.solve_time
+        info = {"lb_status": status, "lb_time": lb_time, "solutions": found, "fallback": not found}
+        if not found:
+            info["changed"] = 0
+            return Neighborhood(fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info)
+        best = found[-1]
+        changed = candidates[np.round(best[candidates]) != np.round(state.incumbent[candidates])]
+        info["changed"] = len(changed)
+        return Neighborhood(fit_to_size(changed, size, rng, candidates, self.complete), solution=best, info=info)
+
+    def _solve_local_branching(self, incumbent: np.ndarray, k: int, time_limit: float, seed: int):
+        """Add ``Δ(x, incumbent) <= k`` to the model, solve from ``incumbent``, remove it again."""
+        from pyscipopt import quicksum
+
+        solver = self._solver
+        model, x = solver.model, solver.variables
+        distance = Distance.to(solver.problem, incumbent)
+        added_vars, added_conss = [], []
+        try:
+            for j in distance.interior:
+                d = model.addVar(name=f"lb_aux_{j}", vtype="C", lb=0.0, ub=None)
+                added_vars.append(d)
+                added_conss.append(model.addCons(x[j] - d <= distance.incumbent[j], name=f"lb_aux_up_{j}"))
+                added_conss.append(model.addCons(distance.incumbent[j] - x[j] <= d, name=f"lb_aux_down_{j}"))
+            nonzero = np.flatnonzero(distance.coefficients)
+            expression = quicksum(distance.coefficients[j] * x[j] for j in nonzero) + quicksum(added_vars)
+            added_conss.append(model.addCons(expression <= k - distance.constant, name="lb_distance"))
+            return solver.solve(time_limit=time_limit, seed=seed, start=incumbent)
+        finally:
+            model.freeTransform()
+            for cons in added_conss:
+                model.delCons(cons)
+            for var in added_vars:
+                model.delVar(var)

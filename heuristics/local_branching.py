@@ -119,6 +119,9 @@ class LocalBranching(Selector):
         frees only the changed variables, as the authors' code does; in our loop LB's best
         solution already becomes the incumbent, so freeing exactly those variables would give
         the sub-solve little to do.
+    node_limit : int
+        Branch-and-bound nodes per Local Branching solve (-1: no limit). With a node limit
+        that binds before the time limit, selections repeat exactly under the same seed.
     scip_params : dict, optional
         SCIP parameters for the Local Branching solves.
 
@@ -138,11 +141,13 @@ class LocalBranching(Selector):
 
     name = "local_branching"
 
-    def __init__(self, time_limit: float = 5.0, complete: bool = True, scip_params: dict | None = None):
+    def __init__(self, time_limit: float = 5.0, complete: bool = True, node_limit: int = -1,
+                 scip_params: dict | None = None):
         if time_limit <= 0:
             raise ValueError(f"local_branching: time_limit must be positive, got {time_limit}")
         self.time_limit = float(time_limit)
         self.complete = complete
+        self.node_limit = int(node_limit)
         self.scip_params = dict(scip_params or {})
         self._solver: ScipSolver | None = None
 
@@ -188,7 +193,7 @@ class LocalBranching(Selector):
             nonzero = np.flatnonzero(distance.coefficients)
             expression = quicksum(distance.coefficients[j] * x[j] for j in nonzero) + quicksum(added_vars)
             added_conss.append(model.addCons(expression <= k - distance.constant, name="lb_distance"))
-            return solver.solve(time_limit=time_limit, seed=seed, start=incumbent)
+            return solver.solve(time_limit=time_limit, seed=seed, start=incumbent, node_limit=self.node_limit)
         finally:
             model.freeTransform()
             for cons in added_conss:

@@ -1,0 +1,73 @@
+"""Minimum weighted vertex cover on Barabási–Albert graphs, the MVC benchmark of Song et al. (2020) and CL-LNS.
+
+    min  sum_v w_v x_v   s.t.  x_u + x_v >= 1 for every edge (u, v),   x binary.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from instances.generators.graphs import GRAPH_MODELS, WEIGHTINGS, make_graph, node_weights
+from instances.generators.validation import check_choice, check_count, names
+from lns.problem import Problem
+
+
+@dataclass(frozen=True)
+class MVCParams:
+    """Parameters of the vertex cover generator.
+
+    Attributes
+    ----------
+    n_nodes : int
+        Number of nodes (= variables).
+    affinity : int
+        Barabási–Albert attachment: each new node joins this many earlier nodes, so there are
+        about ``affinity * n_nodes`` edges (= constraints). CL-LNS's "average degree 70" is this 70.
+    graph : {"barabasi_albert", "erdos_renyi"}
+        Graph model; for Erdős–Rényi the edge probability is ``2 affinity / (n - 1)`` (same edge count).
+    weights : {"uniform", "unit"}
+        Node weights U(0, 1) (as in the LB-RELAX/CL-LNS notes, ``shared/PAPERS.md``) or all 1.
+    """
+
+    n_nodes: int = 1000
+    affinity: int = 70
+    graph: str = "barabasi_albert"
+    weights: str = "uniform"
+
+    def __post_init__(self):
+        check_count("mvc", "n_nodes", self.n_nodes, 2)
+        check_count("mvc", "affinity", self.affinity)
+        check_choice("mvc", "graph", self.graph, GRAPH_MODELS)
+        check_choice("mvc", "weights", self.weights, WEIGHTINGS)
+        if self.graph == "barabasi_albert" and self.affinity >= self.n_nodes:
+            raise ValueError(f"mvc: affinity must be smaller than n_nodes ({self.n_nodes}), got {self.affinity}")
+
+
+PRESETS = {
+    # CL-LNS / Song et al. (2020): 1000 nodes, affinity 70 (small) and 2000 nodes (large, as PAPERS.md says;
+    # the large size is unverified against the paper text).
+    "small": MVCParams(n_nodes=1000, affinity=70),
+    "large": MVCParams(n_nodes=2000, affinity=70),
+}
+
+
+def generate(params: MVCParams, rng: np.random.Generator, name: str = "mvc") -> Problem:
+    """One vertex cover instance: a binary variable per node, a covering row per edge.
+
+    Parameters
+    ----------
+    params : MVCParams
+    rng : numpy.random.Generator
+        The only source of randomness.
+    name : str
+        Name of the problem.
+    """
+    edges = make_graph(params.graph, params.n_nodes, params.affinity, rng)
+    weights = node_weights(params.weights, params.n_nodes, rng)
+    n, m = params.n_nodes, len(edges)
+    matrix = sp.csr_matrix((np.ones(2 * m), edges.ravel(), np.arange(0, 2 * m + 1, 2)), shape=(m, n))
+    return Problem(name=name, var_names=names("x", n), var_types=np.full(n, "B"), lower=np.zeros(n),
+                   upper=np.ones(n), objective=weights, objective_offset=0.0, sense="minimize", matrix=matrix,
+                   row_lower=np.ones(m), row_upper=np.full(m, np.inf), row_names=names("e", m))

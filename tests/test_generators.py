@@ -1,0 +1,207 @@
+"""Instance generators: structure of each class, reproducibility, files SCIP reads back, parameter checks."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from instances.generators import CLASSES, MANIFEST, instance_rng, problem_class, write_set
+from instances.generators.graphs import barabasi_albert, erdos_renyi, greedy_clique_partition
+from instances.generators.sampling import distinct_subsets
+from lns.errors import UnknownNameError
+from lns.problem import read_problem
+
+# Tiny parameters per class: every test below runs in well under a second per class.
+TINY = {
+    "mvc": dict(n_nodes=30, affinity=3),
+    "mis": dict(n_nodes=40, affinity=2.0),
+    "sc": dict(n_rows=30, n_cols=20, density=0.15, max_cost=10),
+    "ca": dict(n_items=15, n_bids=30),
+    "cfl": dict(n_customers=8, n_facilities=5, ratio=3.0),
+}
+NAMES = sorted(CLASSES)
+
+
+def tiny(name: str, **overrides):
+    return problem_class(name).params("small", **{**TINY[name], **overrides})
+
+
+def generate(name: str, seed: int = 0, **overrides):
+    return problem_class(name).generate(tiny(name, **overrides), instance_rng(seed, 0), f"{name}_tiny")
+
+
+def rows_as_sets(problem) -> list[frozenset]:
+    csr = problem.matrix
+    return [frozenset(csr.indices[csr.indptr[i]:csr.indptr[i + 1]].tolist()) for i in range(problem.n_rows)]
+
+
+# ---------------------------------------------------------------- sampling and graphs
+
+def test_distinct_subsets_sizes_and_distinctness_including_dense_groups():
+    sizes = np.array([0, 1, 5, 9, 10])
+    groups, values = distinct_subsets(sizes, 10, np.random.default_rng(0))
+    assert np.array_equal(np.bincount(groups, minlength=5), sizes)
+    for g in range(5):
+        assert len(set(values[groups == g].tolist())) == sizes[g]
+    assert values.min() >= 0 and values.max() < 10
+
+
+def test_distinct_subsets_are_uniform():
+    rng = np.random.default_rng(1)
+    counts = np.zeros(6)
+    for _ in range(2000):
+        _, values = distinct_subsets(np.array([2, 4]), 6, rng)
+        counts += np.bincount(values, minlength=6)
+    # each value is in a 2-subset w.p. 1/3 and in a 4-subset w.p. 2/3: 2000 expected per value
+    assert np.all(np.abs(counts - 2000) < 150)
+
+
+def test_erdos_renyi_with_probability_one_is_the_complete_graph():
+    edges = erdos_renyi(7, 3.0, np.random.default_rng(0))
+    assert sorted(map(tuple, edges.tolist())) == list(itertools.combinations(range(7), 2))
+
+
+def test_erdos_renyi_edge_count_matches_affinity():
+    edges = erdos_renyi(2000, 4.0, np.random.default_rng(0))
+    assert abs(len(edges) - 8000) < 5 * np.sqrt(8000)
+    assert np.all(edges[:, 0] < edges[:, 1])
+    assert len({tuple(e) for e in edges.tolist()}) == len(edges)
+
+
+def test_barabasi_albert_structure():
+    n, m = 50, 4
+    edges = barabasi_albert(n, m, np.random.default_rng(0))
+    assert len(edges) == m * (n - m)
+    assert len({tuple(e) for e in edges.tolist()}) == len(edges)
+    assert np.all(edges[:, 0] < edges[:, 1])
+    later = edges[:, 1]
+    assert np.all(np.bincount(later, minlength=n)[m:] == m)       # every node from m on joins m earlier ones
+    assert {tuple(e) for e in edges[edges[:, 1] == m].tolist()} == {(i, m) for i in range(m)}
+
+
+def test_greedy_clique_partition_gives_cliques_covering_every_node():
+    edges = erdos_renyi(60, 6.0, np.random.default_rng(3))
+    clique_of = greedy_clique_partition(60, edges)
+    adjacent = {tuple(e) for e in edges.tolist()}
+    assert clique_of.min() == 0
+    for c in range(clique_of.max() + 1):
+        members = np.flatnonzero(clique_of == c).tolist()
+        assert all((u, v) in adjacent for u, v in itertools.combinations(members, 2))
+    assert np.bincount(clique_of).max() >= 3
+
+
+# ---------------------------------------------------------------- structure of each class
+
+def test_vertex_cover_rows_are_the_edges():
+    problem = generate("mvc")
+    assert problem.sense == "minimize" and np.all(problem.var_types == "B")
+    assert np.all(np.diff(problem.matrix.indptr) == 2) and np.all(problem.matrix.data == 1)
+    assert np.all(problem.row_lower == 1) and np.all(np.isposinf(problem.row_upper))
+    assert problem.n_rows == 3 * (30 - 3)
+    assert len(set(rows_as_sets(problem))) == problem.n_rows
+    assert np.all((problem.objective > 0) & (problem.objective < 1))
+
+
+@pytest.mark.parametrize("graph", ["erdos_renyi", "barabasi_albert"])
+def test_independent_set_clique_formulation_covers_exactly_the_edges(graph):
+    edge_form = generate("mis", graph=graph, formulation="edge")
+    clique_form = generate("mis", graph=graph, formulation="clique")
+    edges = set(rows_as_sets(edge_form))
+    assert all(len(e) == 2 for e in edges) and len(edges) == edge_form.n_rows
+    cliques = rows_as_sets(clique_form)
+    pairs = {frozenset(p) for row in cliques for p in itertools.combinations(row, 2)}
+    assert pairs == edges                      # every edge has a row and every row is a clique
+    assert clique_form.n_rows < edge_form.n_rows
+    for problem in (edge_form, clique_form):
+        assert problem.sense == "maximize" and np.all(problem.objective == 1)
+        assert np.all(problem.row_upper == 1) and np.all(np.isneginf(problem.row_lower))
+
+
+# ---------------------------------------------------------------- every class: the same contract
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_class_has_tiny_parameters_and_valid_presets(name):
+    cls = problem_class(name)
+    assert set(cls.presets) == {"small", "large"}
+    assert all(isinstance(p, cls.params_type) for p in cls.presets.values())
+    assert isinstance(tiny(name), cls.params_type)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_seed_same_bytes_other_seed_other_bytes(name, tmp_path):
+    cls = problem_class(name)
+    paths = [generate(name, seed).write(tmp_path / f"{tag}.mps.gz") for tag, seed in (("a", 5), ("b", 5), ("c", 6))]
+    a, b, c = (p.read_bytes() for p in paths)
+    assert a == b and a != c
+    assert cls.generate(tiny(name), instance_rng(5, 1), "x").matrix.nnz > 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_file_read_back_by_scip_holds_the_same_problem(name, tmp_path):
+    problem = generate(name)
+    back = read_problem(problem.write(tmp_path / f"{name}.mps.gz"))
+    assert (back.n_vars, back.n_rows) == (problem.n_vars, problem.n_rows)
+    assert back.row_names == problem.row_names and back.sense == problem.sense
+    # SCIP's MPS writer may list variables without any nonzero first: compare by name
+    order = np.array([back.var_names.index(v) for v in problem.var_names])
+    assert np.array_equal(back.var_types[order], problem.var_types)
+    assert np.allclose(back.objective[order], problem.objective)
+    assert np.array_equal(back.lower[order], problem.lower) and np.array_equal(back.upper[order], problem.upper)
+    assert abs(back.matrix[:, order] - problem.matrix).max() < 1e-9
+    assert np.array_equal(back.row_lower, problem.row_lower) and np.array_equal(back.row_upper, problem.row_upper)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scip_solves_a_tiny_instance_to_a_feasible_optimum(name):
+    problem = generate(name)
+    model = problem.to_scip()
+    model.setParam("limits/time", 20)
+    model.optimize()
+    assert model.getStatus() == "optimal"
+    x = np.array([model.getVal(v) for v in model.getVars()])
+    assert problem.check(x).feasible
+
+
+def test_unknown_class_size_and_parameter_are_named_with_the_choices():
+    with pytest.raises(UnknownNameError, match=r"problem class 'tsp'.*'mis'.*'mvc'"):
+        problem_class("tsp")
+    with pytest.raises(UnknownNameError, match="size 'huge'"):
+        problem_class("mvc").params("huge")
+    with pytest.raises(UnknownNameError, match="parameter 'nodes'.*'n_nodes'"):
+        problem_class("mvc").params("small", nodes=5)
+
+
+BAD = [
+    ("mvc", "n_nodes", -5), ("mvc", "affinity", 0), ("mvc", "affinity", 30), ("mvc", "weights", "gaussian"),
+    ("mis", "n_nodes", 0), ("mis", "affinity", -1.0), ("mis", "affinity", 2.5), ("mis", "formulation", "star"),
+    ("mis", "graph", "grid"),
+]
+
+
+@pytest.mark.parametrize(("name", "field", "value"), BAD)
+def test_bad_parameters_are_rejected_naming_the_parameter(name, field, value):
+    overrides = {field: value}
+    if (name, field, value) == ("mis", "affinity", 2.5):
+        overrides["graph"] = "barabasi_albert"
+    with pytest.raises(ValueError, match=rf"{name}: {field} "):
+        tiny(name, **overrides)
+
+
+# ---------------------------------------------------------------- sets and manifests
+
+def test_write_set_is_reproducible_and_indexed_by_seed_and_position(tmp_path):
+    params = tiny("mvc")
+    first = write_set("mvc", params, 3, 7, tmp_path / "a", "mvc_tiny", size="small")
+    again = write_set("mvc", params, 1, 7, tmp_path / "b", "mvc_tiny", start=2)
+    assert [i["file"] for i in first["instances"]] == [f"mvc_tiny_{i:04d}.mps.gz" for i in range(3)]
+    assert again["instances"][0]["sha256"] == first["instances"][2]["sha256"]
+    assert len({i["sha256"] for i in first["instances"]}) == 3
+    manifest = json.loads((tmp_path / "a" / MANIFEST).read_text())
+    assert manifest == first and manifest["params"] == dataclasses.asdict(params)
+    entry = manifest["instances"][1]
+    back = read_problem(tmp_path / "a" / entry["file"])
+    assert (back.n_vars, back.n_rows) == (entry["n_vars"], entry["n_rows"])
+    assert entry["bytes"] == (tmp_path / "a" / entry["file"]).stat().st_size

@@ -21,7 +21,7 @@ from lns.solution_file import read_sol
 
 log = logging.getLogger("lns")
 
-METHODS = ("lns", "scip")
+METHODS = ("lns", "scip", "cpsat")
 
 
 def solve(instance: str | Path | Problem, selector: str | Selector = "random", *, method: str = "lns",
@@ -37,9 +37,11 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         A file SCIP reads (``.mps``, ``.mps.gz``, ``.lp``, ...) or a problem built in code.
     selector : str or Selector
         Neighborhood selector, by registry name (see :data:`heuristics.SELECTORS`) or as an object.
-    method : {"lns", "scip"}
+    method : {"lns", "scip", "cpsat"}
         ``"lns"``: large neighborhood search with ``selector``; ``"scip"``: plain SCIP on the
-        whole problem under the same budget, for like-for-like comparisons.
+        whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
+        OR-Tools CP-SAT on the whole (pure-integer) problem, see :func:`lns.cpsat.solve_cpsat`
+        (``**options`` are its ``num_workers`` and ``max_scale_exponent``).
     time_limit : float or None
         Wall-clock seconds for everything, reading the file included.
     iteration_limit : int or None
@@ -78,6 +80,11 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     started = time.perf_counter()
     if method not in METHODS:
         raise UnknownNameError("method", method, METHODS)
+    if method == "cpsat":
+        from lns.cpsat import solve_cpsat
+
+        return solve_cpsat(instance, time_limit=time_limit, seed=seed, optimum=optimum, callbacks=callbacks,
+                           started=started, **options)
     config = _config(options)
     if isinstance(selector, str):
         selector = make_selector(selector, **(selector_options or {}))

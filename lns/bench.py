@@ -1,0 +1,299 @@
+"""The anytime benchmark: a matrix of instances x methods x seeds, run and stored run by run.
+
+A *method* is ``"scip"`` (plain SCIP on the whole problem), ``"cpsat"`` (OR-Tools CP-SAT
+on the whole problem, pure-integer problems only) or the registry name of a neighborhood
+selector (LNS with that selector, see :data:`heuristics.registry.SELECTORS`); ``"all"``
+names every one of them that is configured. Every run gets the same wall-clock budget,
+reading the problem included, and its incumbent trajectory is stored
+(:mod:`lns.bench_store`).
+
+Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume),
+records a run that raises as a failure and goes on, and by default runs each run in a
+forked child process, so that a crash inside SCIP or CP-SAT (a segmentation fault, a hang
+past the time limit) costs that run only.
+"""
+from __future__ import annotations
+
+import datetime
+import glob
+import logging
+import multiprocessing
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from heuristics.registry import SELECTORS
+from instances.bundled import resolve_instance
+from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
+from lns.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
+from lns.problem import instance_name
+from lns.solu import known_objective
+
+log = logging.getLogger("lns")
+
+WHOLE_PROBLEM_METHODS = ("scip", "cpsat")
+#: Learned selectors run only with a trained model: the option that names it.
+REQUIRED_OPTIONS = {"cl_lns": "checkpoint"}
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One cell of the matrix.
+
+    Attributes
+    ----------
+    instance_set : str
+    instance_path : pathlib.Path
+    method : str
+    seed : int
+    time_limit : float
+    method_options : dict
+        For a selector: its constructor arguments; for ``"cpsat"``: options of
+        :func:`lns.cpsat.solve_cpsat` (``num_workers``, ``max_scale_exponent``).
+    lns_options : dict
+        Fields of :class:`lns.loop.LNSConfig` for LNS and plain SCIP runs.
+    """
+
+    instance_set: str
+    instance_path: Path
+    method: str
+    seed: int
+    time_limit: float
+    method_options: dict = field(default_factory=dict, hash=False)
+    lns_options: dict = field(default_factory=dict, hash=False)
+
+    @property
+    def instance(self) -> str:
+        return instance_name(self.instance_path)
+
+    def __str__(self) -> str:
+        return f"{self.instance} {self.method} seed {self.seed} ({self.time_limit:g}s)"
+
+
+def method_names() -> tuple[str, ...]:
+    """Every valid method name: plain SCIP, CP-SAT and every registered selector."""
+    return (*WHOLE_PROBLEM_METHODS, *SELECTORS)
+
+
+def expand_instances(instances) -> list[Path]:
+    """Paths of ``instances``: files, glob patterns (``data/mis_small/test/*.mps.gz``) or bundled names.
+
+    Raises
+    ------
+    ProblemReadError
+        A name that is no file and no bundled instance, a pattern that matches nothing, or two
+        files with the same instance name (their records would collide).
+    """
+    paths: list[Path] = []
+    for entry in _as_list(instances):
+        entry = str(entry)
+        if glob.has_magic(entry):
+            matches = sorted(Path(p) for p in glob.glob(entry) if Path(p).is_file())
+            if not matches:
+                raise ProblemReadError(f"instances: pattern '{entry}' matches no file")
+            paths.extend(matches)
+        else:
+            path = resolve_instance(entry)
+            if not path.is_file():
+                raise ProblemReadError(f"instance '{entry}': no such file and no bundled instance of that name")
+            paths.append(path)
+    seen: dict[str, Path] = {}
+    for path in paths:
+        name = instance_name(path)
+        if name in seen and seen[name].resolve() != path.resolve():
+            raise ProblemReadError(f"instances: {seen[name]} and {path} have the same instance name '{name}'")
+        seen[name] = path
+    return list(seen.values())
+
+
+def expand_methods(methods, method_options: dict | None = None) -> list[str]:
+    """Method names of ``methods`` (a name, a list of names, or ``"all"``), validated.
+
+    ``"all"`` is every name of :func:`method_names`, less the learned selectors whose
+    required option (:data:`REQUIRED_OPTIONS`, e.g. ``cl_lns``'s ``checkpoint``) is not set.
+
+    Raises
+    ------
+    UnknownNameError
+        A name that is no method; the error lists the valid ones.
+    LNSError
+        A learned selector named explicitly without its required option.
+    """
+    method_options = method_options or {}
+    names = _as_list(methods)
+    if names == [ALL]:
+        return [m for m in method_names()
+                if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])]
+    for name in names:
+        if name not in method_names():
+            raise UnknownNameError("method", name, (*method_names(), ALL))
+        option = REQUIRED_OPTIONS.get(name)
+        if option and not (method_options.get(name) or {}).get(option):
+            raise LNSError(f"method '{name}' needs method_options.{name}.{option} (a trained model)")
+    return list(dict.fromkeys(names))
+
+
+def compose_matrix(instances, methods, seeds, time_limit: float, *, instance_set: str,
+                   method_options: dict | None = None, lns_options: dict | None = None) -> list[RunSpec]:
+    """The runs of ``instances x methods x seeds``, instance-major.
+
+    ``instances``, ``methods`` and ``seeds`` are each a single value or a list, so that a
+    Hydra sweep over any of them (``--multirun methods=scip,random``) yields one run per job.
+
+    Raises
+    ------
+    LNSError
+        An empty list (named), a bad time limit, a missing instance or an unknown method.
+    """
+    for key, value in (("instances", instances), ("methods", methods), ("seeds", seeds)):
+        if not _as_list(value):
+            raise LNSError(f"empty matrix: '{key}' is empty")
+    if time_limit is None or not time_limit > 0:
+        raise LNSError(f"time_limit must be a positive number of seconds, got {time_limit}")
+    paths = expand_instances(instances)
+    names = expand_methods(methods, method_options)
+    if not names:
+        raise LNSError(f"empty matrix: methods={methods} leaves no method to run")
+    seed_list = [int(seed) for seed in _as_list(seeds)]
+    options = method_options or {}
+    return [RunSpec(instance_set, path, method, seed, float(time_limit), dict(options.get(method) or {}),
+                    dict(lns_options or {}))
+            for path in paths for method in names for seed in seed_list]
+
+
+def shard(specs: list[RunSpec], index: int, count: int) -> list[RunSpec]:
+    """Every ``count``-th run starting at ``index``: the part of the matrix one parallel job runs."""
+    if count < 1 or not 0 <= index < count:
+        raise LNSError(f"shard must be in [0, shards) with shards >= 1, got shard={index} shards={count}")
+    return specs[index::count]
+
+
+def execute(spec: RunSpec) -> RunRecord:
+    """Run one cell in this process and return its record; an exception becomes a failed record.
+
+    ``KeyboardInterrupt`` is not recorded: the run did not finish, and a rerun runs it.
+    """
+    from lns.api import solve
+
+    base = dict(instance_set=spec.instance_set, instance=spec.instance, instance_path=str(spec.instance_path),
+                method=spec.method, seed=spec.seed, time_limit=spec.time_limit,
+                known_optimum=known_objective(spec.instance_path))
+    began = time.perf_counter()
+    try:
+        if spec.method in WHOLE_PROBLEM_METHODS:
+            options = spec.method_options if spec.method == "cpsat" else spec.lns_options
+            result = solve(spec.instance_path, method=spec.method, time_limit=spec.time_limit, seed=spec.seed,
+                           **options)
+        else:
+            result = solve(spec.instance_path, spec.method, time_limit=spec.time_limit, seed=spec.seed,
+                           selector_options=spec.method_options, **spec.lns_options)
+    except UnsupportedProblemError as error:
+        return RunRecord(**base, status=SKIPPED, runtime=time.perf_counter() - began, error=str(error),
+                         finished_at=_now())
+    except Exception as error:  # any failure of one run is recorded, and the matrix goes on
+        log.exception("%s failed", spec)
+        return RunRecord(**base, status=ERROR, runtime=time.perf_counter() - began,
+                         error=f"{type(error).__name__}: {error}", finished_at=_now())
+    if result.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+    return RunRecord(**base, status=result.status, stop_reason=result.stop_reason, objective=result.objective,
+                     sense=result.problem.sense, runtime=result.runtime, iterations=len(result.iterations),
+                     trajectory=[[float(t), float(v)] for t, v in result.trajectory], finished_at=_now())
+
+
+def _execute_and_store(spec: RunSpec, results_dir: str) -> None:
+    BenchStore(results_dir).write(execute(spec))
+
+
+def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunRecord:
+    """Run one cell in a forked child process; a child that dies or overruns is recorded as a failure.
+
+    The child is killed ``kill_grace`` seconds after the run's time limit.
+    """
+    child = multiprocessing.get_context("fork").Process(target=_execute_and_store, args=(spec, str(store.root)),
+                                                        name=f"lns-bench {spec}")
+    store.path(spec.instance, spec.method, spec.seed, spec.time_limit).unlink(missing_ok=True)
+    began = time.perf_counter()
+    child.start()
+    overran = False
+    try:
+        child.join(spec.time_limit + kill_grace)
+    finally:
+        if child.is_alive():
+            overran = True
+            child.kill()
+            child.join()
+    record = store.get(spec.instance, spec.method, spec.seed, spec.time_limit)
+    if record is not None:
+        return record
+    if overran:
+        reason = f"killed {kill_grace:g}s after its time limit of {spec.time_limit:g}s"
+    elif child.exitcode < 0:
+        reason = f"worker process died with signal {signal.Signals(-child.exitcode).name}"
+    else:
+        reason = f"worker process exited with code {child.exitcode} without a record"
+    record = RunRecord(spec.instance_set, spec.instance, str(spec.instance_path), spec.method, spec.seed,
+                       spec.time_limit, ERROR, runtime=time.perf_counter() - began, error=reason,
+                       known_optimum=known_objective(spec.instance_path), finished_at=_now())
+    store.write(record)
+    return record
+
+
+@dataclass
+class MatrixSummary:
+    """How a call of :func:`run_matrix` went: runs done now, found done already, and failed now."""
+
+    ran: int = 0
+    resumed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
+def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True, retry_failed: bool = True,
+               kill_grace: float = 120.0) -> MatrixSummary:
+    """Run every cell of ``specs`` that has no record yet in ``store``, one after the other.
+
+    Parameters
+    ----------
+    specs : list of RunSpec
+    store : BenchStore
+    isolate : bool
+        Run each cell in a forked child process (see :func:`run_isolated`).
+    retry_failed : bool
+        Rerun cells whose record is a failure (``status == "error"``); skipped cells
+        (method not applicable) are never rerun.
+    kill_grace : float
+        Seconds past its time limit after which an isolated run is killed.
+    """
+    summary = MatrixSummary()
+    for number, spec in enumerate(specs, 1):
+        done = store.get(spec.instance, spec.method, spec.seed, spec.time_limit)
+        if done is not None and not (retry_failed and done.failed):
+            summary.resumed += 1
+            continue
+        log.info("[%d/%d] %s", number, len(specs), spec)
+        if isolate:
+            record = run_isolated(spec, store, kill_grace)
+        else:
+            record = execute(spec)
+            store.write(record)
+        summary.ran += 1
+        summary.failed += record.status == ERROR
+        summary.skipped += record.status == SKIPPED
+        log.info("[%d/%d] %s: %s, objective %s, %.1fs%s", number, len(specs), spec, record.status, record.objective,
+                 record.runtime, f" ({record.error})" if record.error else "")
+    return summary
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    if isinstance(value, (str, int, float, Path)):
+        return [value]
+    return list(value)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,149 @@
+"""Where benchmark runs are kept: one JSON file per run, and one CSV row per run for tables.
+
+A results folder holds ``records/<instance>__<method>__s<seed>__t<time limit>.json``.
+One file per run lets parallel jobs (Hydra's joblib or submitit launchers) write
+without sharing a file, and makes resuming a matrix a matter of looking for the file.
+Files are written to a temporary name and renamed, so a run that is killed leaves
+no half-written record. :func:`write_table` gathers the records into ``runs.csv``
+(the trajectory JSON-encoded in its column) for pandas or a spreadsheet.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from lns.errors import LNSError
+
+RECORDS = "records"
+TABLE = "runs.csv"
+
+#: Statuses of a run that did not solve: ``error`` (it raised or its process died) and
+#: ``skipped`` (the method does not apply to the problem, e.g. CP-SAT on a MIP).
+ERROR, SKIPPED = "error", "skipped"
+
+
+@dataclass
+class RunRecord:
+    """One run of the matrix, as stored.
+
+    Attributes
+    ----------
+    instance_set : str
+        Name of the instance set (the benchmark's ``name``), one report table each.
+    instance : str
+        Instance name (file name without extensions).
+    instance_path : str
+    method : str
+        ``"scip"``, ``"cpsat"`` or a selector's registry name (LNS with that selector).
+    seed : int
+    time_limit : float
+    status : str
+        ``"optimal"``, ``"feasible"``, ``"no_solution"``, ``"skipped"`` or ``"error"``.
+    stop_reason : str or None
+    objective : float or None
+        Best objective, in the problem's own sense.
+    sense : str or None
+        ``"minimize"`` or ``"maximize"``; ``None`` if the problem could not be read.
+    known_optimum : float or None
+        Optimal or best known value from a ``.solu`` file beside the instance, if any.
+    runtime : float
+    iterations : int
+        LNS iterations (0 for plain SCIP and CP-SAT).
+    trajectory : list of [float, float]
+        ``(seconds, objective)`` per new incumbent.
+    error : str or None
+        Why the run failed or was skipped.
+    finished_at : str
+        ISO time stamp.
+    """
+
+    instance_set: str
+    instance: str
+    instance_path: str
+    method: str
+    seed: int
+    time_limit: float
+    status: str
+    stop_reason: str | None = None
+    objective: float | None = None
+    sense: str | None = None
+    known_optimum: float | None = None
+    runtime: float = 0.0
+    iterations: int = 0
+    trajectory: list = field(default_factory=list)
+    error: str | None = None
+    finished_at: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status == ERROR
+
+
+def record_name(instance: str, method: str, seed: int, time_limit: float) -> str:
+    """File name of a run's record (``air05__random__s0__t60.json``)."""
+    return f"{instance}__{method}__s{seed}__t{time_limit:g}.json"
+
+
+class BenchStore:
+    """The records of one results folder."""
+
+    def __init__(self, results_dir: str | Path):
+        self.root = Path(results_dir)
+        self.records_dir = self.root / RECORDS
+
+    def path(self, instance: str, method: str, seed: int, time_limit: float) -> Path:
+        return self.records_dir / record_name(instance, method, seed, time_limit)
+
+    def get(self, instance: str, method: str, seed: int, time_limit: float) -> RunRecord | None:
+        """The stored record of that run, or ``None`` if it has not run (or its file is unreadable)."""
+        path = self.path(instance, method, seed, time_limit)
+        try:
+            return _parse(path)
+        except (FileNotFoundError, LNSError):
+            return None
+
+    def write(self, record: RunRecord) -> Path:
+        """Store ``record``, replacing an earlier one of the same run, atomically."""
+        path = self.path(record.instance, record.method, record.seed, record.time_limit)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(record.__dict__, indent=1))
+        os.replace(temporary, path)
+        return path
+
+    def load(self) -> list[RunRecord]:
+        """Every record in the folder, sorted by file name.
+
+        Raises
+        ------
+        LNSError
+            The folder has no records, or a record is malformed (its path is named).
+        """
+        paths = sorted(self.records_dir.glob("*.json"))
+        if not paths:
+            raise LNSError(f"{self.records_dir}: no run records (run lns-bench with results_dir={self.root} first)")
+        return [_parse(path) for path in paths]
+
+
+def _parse(path: Path) -> RunRecord:
+    try:
+        data = json.loads(path.read_text())
+        return RunRecord(**data)
+    except FileNotFoundError:
+        raise
+    except (json.JSONDecodeError, TypeError) as error:
+        raise LNSError(f"{path}: not a run record ({error})") from None
+
+
+def write_table(records: list[RunRecord], path: str | Path) -> Path:
+    """Write ``records`` as CSV, one row per run, the trajectory JSON-encoded."""
+    import pandas as pd
+
+    rows = [{**record.__dict__, "trajectory": json.dumps(record.trajectory)} for record in records]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows, columns=[f.name for f in fields(RunRecord)]).to_csv(path, index=False)
+    return path
+

@@ -1,0 +1,186 @@
+"""lns-bench and lns-report: the matrix, resume, failures, a tiny end-to-end run, and bad input."""
+import faulthandler
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import knapsack, mixed_problem
+
+import lns.api
+from lns.bench import compose_matrix, expand_methods, method_names, run_matrix, shard
+from lns.bench_store import BenchStore, RunRecord
+from lns.errors import LNSError, ProblemReadError, UnknownNameError
+from lns.report import references, write_report
+
+
+@pytest.fixture()
+def instance_dir(tmp_path):
+    folder = tmp_path / "instances"
+    knapsack("maximize").write(folder / "knapsack.mps")
+    mixed_problem().write(folder / "mixed.mps")
+    return folder
+
+
+def _matrix(instance_dir, methods, seeds=(0,), time_limit=1.0):
+    return compose_matrix([str(instance_dir / "*.mps")], list(methods), list(seeds), time_limit,
+                          instance_set="tiny")
+
+
+def test_matrix_is_instances_times_methods_times_seeds(instance_dir):
+    specs = _matrix(instance_dir, ["scip", "random"], seeds=[0, 1])
+    assert [(s.instance, s.method, s.seed) for s in specs][:3] == [
+        ("knapsack", "scip", 0), ("knapsack", "scip", 1), ("knapsack", "random", 0)]
+    assert len(specs) == 8
+    assert sorted(shard(specs, 0, 3) + shard(specs, 1, 3) + shard(specs, 2, 3), key=specs.index) == specs
+    single = compose_matrix(str(instance_dir / "mixed.mps"), "scip", 4, 2, instance_set="tiny")
+    assert [(s.instance, s.method, s.seed, s.time_limit) for s in single] == [("mixed", "scip", 4, 2.0)]
+
+
+def test_all_methods_include_cl_lns_only_with_a_checkpoint():
+    assert "cl_lns" not in expand_methods("all")
+    assert set(expand_methods("all")) == set(method_names()) - {"cl_lns"}
+    assert "cl_lns" in expand_methods("all", {"cl_lns": {"checkpoint": "model.pt"}})
+    with pytest.raises(LNSError, match="method_options.cl_lns.checkpoint"):
+        expand_methods(["cl_lns"])
+
+
+@pytest.mark.parametrize("instances, methods, seeds, error, message", [
+    (["nothere.mps"], ["scip"], [0], ProblemReadError, "instance 'nothere.mps': no such file"),
+    (["no/such/dir/*.mps"], ["scip"], [0], ProblemReadError, "pattern 'no/such/dir/\\*.mps' matches no file"),
+    (["p0201"], ["scip", "bogus"], [0], UnknownNameError, "method 'bogus' among choices"),
+    ([], ["scip"], [0], LNSError, "empty matrix: 'instances' is empty"),
+    (["p0201"], [], [0], LNSError, "empty matrix: 'methods' is empty"),
+    (["p0201"], ["scip"], [], LNSError, "empty matrix: 'seeds' is empty"),
+])
+def test_bad_matrix_names_the_problem(instances, methods, seeds, error, message):
+    with pytest.raises(error, match=message):
+        compose_matrix(instances, methods, seeds, 10, instance_set="x")
+
+
+def test_resume_runs_only_the_missing_run(instance_dir, tmp_path):
+    store = BenchStore(tmp_path / "results")
+    specs = compose_matrix([str(instance_dir / "knapsack.mps")], ["scip", "cpsat"], [0], 2.0, instance_set="tiny")
+    first = run_matrix(specs, store)
+    assert (first.ran, first.resumed, first.failed) == (2, 0, 0)
+    kept = store.get("knapsack", "scip", 0, 2.0)
+    assert kept.objective == pytest.approx(23.0) and kept.sense == "maximize"
+    store.path("knapsack", "cpsat", 0, 2.0).unlink()  # as if the matrix had been interrupted there
+    second = run_matrix(specs, store)
+    assert (second.ran, second.resumed) == (1, 1)
+    assert store.get("knapsack", "scip", 0, 2.0).finished_at == kept.finished_at
+    rerun = store.get("knapsack", "cpsat", 0, 2.0)
+    assert rerun.status == "optimal" and rerun.objective == pytest.approx(23.0)
+
+
+def _raise(*args, **kwargs):
+    raise RuntimeError("solver exploded")
+
+
+def _segfault(*args, **kwargs):
+    faulthandler.disable()  # pytest's handler would print the child's stack
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _hang(*args, **kwargs):
+    time.sleep(60)
+
+
+@pytest.mark.parametrize("isolate, broken, message", [
+    (True, _raise, "RuntimeError: solver exploded"),
+    (False, _raise, "RuntimeError: solver exploded"),
+    (True, _segfault, "died with signal SIGSEGV"),
+    (True, _hang, "killed 0.5s after its time limit of 0.5s"),
+])
+def test_a_crashing_run_is_recorded_and_the_matrix_goes_on(instance_dir, tmp_path, monkeypatch, isolate, broken,
+                                                           message):
+    store = BenchStore(tmp_path / "results")
+    specs = compose_matrix([str(instance_dir / "knapsack.mps")], ["scip"], [0, 1], 0.5, instance_set="tiny")
+    monkeypatch.setattr(lns.api, "solve", broken)
+    summary = run_matrix(specs, store, isolate=isolate, kill_grace=0.5)
+    assert (summary.ran, summary.failed) == (2, 2)
+    for seed in (0, 1):
+        record = store.get("knapsack", "scip", seed, 0.5)
+        assert record.status == "error" and message in record.error
+    monkeypatch.undo()
+    assert run_matrix(specs, store, retry_failed=False).resumed == 2
+    retried = run_matrix(specs, store)
+    assert (retried.ran, retried.failed) == (2, 0)
+
+
+def test_cpsat_on_a_mip_is_skipped_with_its_reason_and_not_rerun(instance_dir, tmp_path):
+    store = BenchStore(tmp_path / "results")
+    specs = compose_matrix([str(instance_dir / "mixed.mps")], ["cpsat"], [0], 2.0, instance_set="tiny")
+    assert run_matrix(specs, store).skipped == 1
+    record = store.get("mixed", "cpsat", 0, 2.0)
+    assert record.status == "skipped" and "continuous variable" in record.error
+    assert run_matrix(specs, store).resumed == 1
+
+
+def _record(instance, method, objective, sense="maximize", known=None, trajectory=None, seed=0):
+    return RunRecord("set", instance, f"{instance}.mps", method, seed, 10.0, "feasible", objective=objective,
+                     sense=sense, known_optimum=known, trajectory=trajectory or [[1.0, objective]])
+
+
+def test_references_take_the_sense_and_the_solu_value_into_account():
+    refs = references([_record("a", "scip", 20.0), _record("a", "random", 23.0),
+                       _record("b", "scip", 20.0, sense="minimize"), _record("b", "random", 23.0, sense="minimize"),
+                       _record("c", "scip", 20.0, known=25.0), _record("d", "scip", 26.0, known=25.0)])
+    assert (refs[("set", "a")].value, refs[("set", "a")].source) == (23.0, "best_found")
+    assert (refs[("set", "b")].value, refs[("set", "b")].source) == (20.0, "best_found")
+    assert (refs[("set", "c")].value, refs[("set", "c")].source) == (25.0, "solu")
+    assert (refs[("set", "d")].value, refs[("set", "d")].source) == (26.0, "best_found")
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
+    results = tmp_path / "results"
+    bench = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]", "seeds=[0]",
+                 "time_limit=1", f"results_dir={results}", "name=tiny", "hydra/hydra_logging=disabled",
+                 cwd=tmp_path)
+    assert bench.returncode == 0, bench.stderr
+    assert "6 runs done (0 failed, 1 skipped)" in bench.stdout
+    report = _cli("lns.cli.report", f"results_dir={results}", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    text = (results / "report.md").read_text()
+    assert "## tiny, T = 1 s" in text
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    assert set(rows) >= {"scip", "cpsat", "random", "knapsack", "mixed"}
+    # cpsat: 2 instances, 1 seed, 2 runs, 0 failed, 1 skipped; the skipped run has gap 1 at T
+    assert rows["cpsat"].split("|")[2:7] == [" 2/2 ", " 1 ", " 2 ", " 0 ", " 1 "]
+    assert "mixed · cpsat · skipped: " in text
+    assert "| knapsack | maximize | 23 | best_found |" in text
+    for png in ("tiny_t1_gap.png", "tiny_t1_survival.png"):
+        assert (results / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({png})" in text
+    assert len((results / "runs.csv").read_text().splitlines()) == 7
+    again = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]",
+                 "time_limit=1", f"results_dir={results}", "name=tiny", cwd=tmp_path)
+    assert "0 runs done (0 failed, 0 skipped), 6 found done" in again.stdout
+
+
+@pytest.mark.parametrize("override, message", [
+    ("methods=[scip,bogus]", "lns-bench: error: Could not resolve method 'bogus'"),
+    ("instances=[nothere.mps]", "lns-bench: error: instance 'nothere.mps': no such file"),
+    ("seeds=[]", "lns-bench: error: empty matrix: 'seeds' is empty"),
+])
+def test_bad_input_gets_a_one_line_message(tmp_path, override, message):
+    result = _cli("lns.cli.bench", override, f"results_dir={tmp_path}", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith(message)
+
+
+def test_report_of_an_empty_folder_names_it(tmp_path):
+    with pytest.raises(LNSError, match="no run records"):
+        write_report(tmp_path)
+    record = tmp_path / "records" / "bad.json"
+    record.parent.mkdir()
+    record.write_text(json.dumps({"instance": "x"}))
+    with pytest.raises(LNSError, match="bad.json: not a run record"):
+        write_report(tmp_path)

@@ -100,7 +100,7 @@ def expand_instances(instances) -> list[Path]:
                 raise ProblemReadError(f"instance '{entry}': no such file and no bundled instance of that name")
             paths.append(path)
     seen: dict[str, Path] = {}
-    for path in paths:
+    for path in map(_relative_to_cwd, paths):
         name = instance_name(path)
         if name in seen and seen[name].resolve() != path.resolve():
             raise ProblemReadError(f"instances: {seen[name]} and {path} have the same instance name '{name}'")
@@ -285,6 +285,12 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
         log.info("[%d/%d] %s: %s, objective %s, %.1fs%s", number, len(specs), spec, record.status, record.objective,
                  record.runtime, f" ({record.error})" if record.error else "")
     return summary
+
+
+def _relative_to_cwd(path: Path) -> Path:
+    """``path`` relative to the working directory if it lies below it, so records name files portably."""
+    absolute = path.resolve()
+    return absolute.relative_to(Path.cwd()) if absolute.is_relative_to(Path.cwd()) else path
 
 
 def _as_list(value) -> list:

@@ -109,7 +109,7 @@ class BenchStore:
         path = self.path(record.instance, record.method, record.seed, record.time_limit)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(record.__dict__, indent=1))
+        temporary.write_text(json.dumps(record.__dict__) + "\n")
         os.replace(temporary, path)
         return path
 

@@ -137,13 +137,19 @@ def _parse(path: Path) -> RunRecord:
         raise LNSError(f"{path}: not a run record ({error})") from None
 
 
-def write_table(records: list[RunRecord], path: str | Path) -> Path:
-    """Write ``records`` as CSV, one row per run, the trajectory JSON-encoded."""
+def write_table(records: list[RunRecord], path: str | Path, extra: list[dict] | None = None) -> Path:
+    """Write ``records`` as CSV, one row per run, the trajectory JSON-encoded.
+
+    ``extra`` holds one dict of further columns per record (the report adds each run's
+    reference p*, its source and the run's metrics).
+    """
     import pandas as pd
 
-    rows = [{**record.__dict__, "trajectory": json.dumps(record.trajectory)} for record in records]
+    extra = extra or [{} for _ in records]
+    rows = [{**record.__dict__, "trajectory": json.dumps(record.trajectory), **more}
+            for record, more in zip(records, extra, strict=True)]
+    columns = [f.name for f in fields(RunRecord)] + list(extra[0] if extra else [])
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows, columns=[f.name for f in fields(RunRecord)]).to_csv(path, index=False)
+    pd.DataFrame(rows, columns=columns).to_csv(path, index=False)
     return path
-

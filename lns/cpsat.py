@@ -70,10 +70,11 @@ def _power_of_ten(values: np.ndarray, max_exponent: int) -> int | None:
 
 def _check_supported(problem: Problem) -> None:
     where = problem.source or problem.name
-    if not problem.integer_mask.all():
-        n = int((~problem.integer_mask).sum())
+    continuous = np.flatnonzero(~problem.integer_mask)
+    if len(continuous):
         raise UnsupportedProblemError(f"{where}: CP-SAT needs a pure-integer problem, this one has "
-                                      f"{n} continuous variable(s) (e.g. '{problem.var_names[np.flatnonzero(~problem.integer_mask)[0]]}')")
+                                      f"{len(continuous)} continuous variable(s) (e.g. "
+                                      f"'{problem.var_names[continuous[0]]}')")
     unbounded = ~(np.isfinite(problem.lower) & np.isfinite(problem.upper))
     too_large = (np.abs(problem.lower) > MAX_ABS_VALUE) | (np.abs(problem.upper) > MAX_ABS_VALUE)
     if (unbounded | too_large).any():

@@ -22,7 +22,8 @@ import numpy as np
 
 from lns.bench import method_names
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord, write_table
-from lns.metrics import best_found, best_performing_rate, gap_curves, primal_integrals, survival_rate
+from lns.metrics import (best_found, best_performing_rate, gap_at, gap_curves, primal_integral, primal_integrals,
+                         survival_rate)
 
 
 @dataclass(frozen=True)
@@ -219,9 +220,21 @@ def group_markdown(group: GroupMetrics, records: list[RunRecord], refs: dict, th
     return "\n".join(lines) + "\n"
 
 
+def _run_metrics(record: RunRecord, refs: dict) -> dict:
+    """The columns the report adds to a run's row in ``runs.csv``."""
+    ref = refs[(record.instance_set, record.instance)]
+    return {"reference": ref.value, "reference_source": ref.source,
+            "gap_at_time_limit": gap_at(record.trajectory, ref.value, record.time_limit),
+            "primal_integral": primal_integral(record.trajectory, ref.value, record.time_limit)}
+
+
 def write_report(results_dir: str | Path, out_dir: str | Path | None = None, threshold: float = 0.01,
                  n_times: int = 201) -> Path:
     """Read a results folder and write ``report.md``, the PNG plots and ``runs.csv`` into ``out_dir``.
+
+    ``runs.csv`` has one row per run: the record's fields, then ``reference`` (p*),
+    ``reference_source`` (``"solu"`` or ``"best_found"``), ``gap_at_time_limit`` and
+    ``primal_integral``.
 
     Parameters
     ----------
@@ -250,7 +263,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path | None = None, thr
     for group in group_metrics(records, n_times):
         plots = plot_group(group, out_dir, threshold)
         sections.append(group_markdown(group, records, refs, threshold, plots, out_dir))
-    write_table(records, out_dir / "runs.csv")
+    write_table(records, out_dir / "runs.csv", [_run_metrics(record, refs) for record in records])
     report = out_dir / "report.md"
     report.write_text(f"# Benchmark report: {store.root.as_posix()}\n\n"
                       f"{len(records)} runs; one row per run in `runs.csv`. Regenerate this file with "

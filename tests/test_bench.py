@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+import pandas as pd
 import pytest
 from helpers import knapsack, mixed_problem
 
@@ -159,10 +160,28 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     for png in ("tiny_t1_gap.png", "tiny_t1_survival.png"):
         assert (results / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"]({png})" in text
-    assert len((results / "runs.csv").read_text().splitlines()) == 7
+    table = pd.read_csv(results / "runs.csv")
+    assert len(table) == 6
+    knapsack_scip = table[(table.instance == "knapsack") & (table.method == "scip")].iloc[0]
+    assert (knapsack_scip.sense, knapsack_scip.reference_source, knapsack_scip.gap_at_time_limit) == (
+        "maximize", "best_found", 0.0)
+    assert json.loads(knapsack_scip.trajectory)[-1][1] == pytest.approx(23.0)
     again = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]",
                  "time_limit=1", f"results_dir={results}", "name=tiny", cwd=tmp_path)
     assert "0 runs done (0 failed, 0 skipped), 6 found done" in again.stdout
+
+
+@pytest.mark.parametrize("launcher", ["local", "submitit_local"])
+def test_multirun_shards_with_the_joblib_and_submitit_launchers(instance_dir, tmp_path, launcher):
+    results = tmp_path / "results"
+    bench = _cli("lns.cli.bench", "--multirun", f"hydra/launcher={launcher}", f"instances=[{instance_dir}/*.mps]",
+                 "methods=[scip]", "time_limit=1", f"results_dir={results}", "name=tiny", cwd=tmp_path)
+    assert bench.returncode == 0, bench.stderr
+    assert sorted(p.name for p in (results / "records").iterdir()) == ["knapsack__scip__s0__t1.json",
+                                                                       "mixed__scip__s0__t1.json"]
+    assert {BenchStore(results).get(name, "scip", 0, 1.0).status for name in ("knapsack", "mixed")} == {"optimal"}
+    jobs = sorted(p.parent.name for p in (results / "logs").glob("*/*/.hydra"))
+    assert jobs == ["0", "1"]  # the default sweep: shard=0,1 of shards=2
 
 
 @pytest.mark.parametrize("override, message", [

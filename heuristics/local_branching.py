@@ -24,6 +24,12 @@ from lns.problem import Problem
 from lns.scip_solver import ScipSolver
 
 
+#: SCIP keeps the best solutions of a solve in the original problem at ``freeTransform`` and
+#: starts the next solve from them; a Local Branching solve must start from the incumbent only,
+#: or it would not report the improving solutions it finds again (CL-LNS's positives).
+FRESH_START = {"misc/transsolsorig": False}
+
+
 @dataclass(frozen=True)
 class Distance:
     """The L1 distance to an incumbent over the integer variables, as linear rows.
@@ -153,7 +159,7 @@ class LocalBranching(Selector):
 
     def setup(self, problem: Problem) -> None:
         require_integers(problem, self.name)
-        self._solver = ScipSolver(problem, self.scip_params)
+        self._solver = ScipSolver(problem, {**FRESH_START, **self.scip_params})
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         problem = state.problem

@@ -10,8 +10,10 @@ import time
 import pandas as pd
 import pytest
 from helpers import knapsack, mixed_problem
+from hydra import compose, initialize_config_dir
 
 import lns.api
+from configs import CONFIG_DIR
 from lns.bench import compose_matrix, expand_methods, method_names, run_matrix, shard
 from lns.bench_store import BenchStore, RunRecord
 from lns.errors import LNSError, ProblemReadError, UnknownNameError
@@ -203,3 +205,22 @@ def test_report_of_an_empty_folder_names_it(tmp_path):
     record.write_text(json.dumps({"instance": "x"}))
     with pytest.raises(LNSError, match="bad.json: not a run record"):
         write_report(tmp_path)
+
+
+@pytest.mark.parametrize("preset", sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml")))
+def test_presets_compose_and_point_to_their_generated_test_set(preset):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("bench", overrides=[f"+experiment={preset}"])
+    assert cfg.name == preset
+    assert list(cfg.instances) == [f"data/{preset}/test/*.mps.gz"]
+    assert cfg.results_dir == f"benchmarks/results/{preset}_60s"
+    assert f"lns-generate problem={preset.split('_')[0]} size={preset.split('_')[1]}" in \
+        (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+
+
+@pytest.mark.parametrize("launcher, target", [("local", "JoblibLauncher"), ("slurm", "SlurmLauncher")])
+def test_shipped_launchers_compose(launcher, target):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("bench", overrides=[f"hydra/launcher={launcher}"], return_hydra_config=True)
+    assert cfg.hydra.launcher._target_.endswith(target)
+    assert cfg.results_dir == "benchmarks/results/miplib_60s" and cfg.methods == "all"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from instances.generators import CLASSES, MANIFEST, instance_rng, problem_class, write_set
+from instances.generators.ca import draw_auction
 from instances.generators.graphs import barabasi_albert, erdos_renyi, greedy_clique_partition
 from instances.generators.sampling import distinct_subsets
 from lns.errors import UnknownNameError
@@ -120,6 +121,72 @@ def test_independent_set_clique_formulation_covers_exactly_the_edges(graph):
         assert np.all(problem.row_upper == 1) and np.all(np.isneginf(problem.row_lower))
 
 
+@pytest.mark.parametrize("overrides", [{}, dict(n_rows=5, n_cols=3, density=1.0), dict(density=0.8)])
+def test_set_cover_rows_are_coverable_and_columns_cover_two_rows(overrides):
+    params = tiny("sc", **overrides)
+    problem = generate("sc", **overrides)
+    matrix = problem.matrix
+    assert matrix.shape == (params.n_rows, params.n_cols)
+    assert matrix.nnz == int(params.n_rows * params.n_cols * params.density) and np.all(matrix.data == 1)
+    assert np.all(matrix.getnnz(axis=1) >= 1) and np.all(matrix.getnnz(axis=0) >= 2)
+    assert np.all(problem.row_lower == 1) and np.all(np.isposinf(problem.row_upper))
+    costs = problem.objective
+    assert np.all(costs == np.round(costs)) and costs.min() >= 1 and costs.max() <= params.max_cost
+    assert problem.check(np.ones(params.n_cols)).feasible
+
+
+def test_auction_item_rows_hold_exactly_their_bids_and_bidder_rows_their_xor_group():
+    params = tiny("ca")
+    auction = draw_auction(params, instance_rng(0, 0))
+    problem = generate("ca")
+    assert problem.sense == "maximize" and problem.n_vars == params.n_bids
+    assert np.allclose(problem.objective, auction.prices) and np.all(auction.prices >= 0)
+    rows = dict(zip(problem.row_names, rows_as_sets(problem)))
+    for item in range(params.n_items):
+        holders = frozenset(b for b, bundle in enumerate(auction.bundles) if item in bundle)
+        assert rows.get(f"item{item}", frozenset()) == holders
+    assert [rows[f"bidder{k}"] for k in range(len(auction.xor_groups))] == [frozenset(g) for g in auction.xor_groups]
+    assert len(rows) == len({i for b in auction.bundles for i in b.tolist()}) + len(auction.xor_groups)
+    for group in auction.xor_groups:
+        first = set(auction.bundles[group[0]].tolist())
+        assert len(group) >= 3 and all(first & set(auction.bundles[b].tolist()) for b in group)
+        assert len({tuple(auction.bundles[b]) for b in group}) == len(group)
+    assert np.all(problem.row_upper == 1) and np.all(np.isneginf(problem.row_lower))
+
+
+@pytest.mark.parametrize("continuous", [True, False])
+def test_facility_location_demands_capacities_and_links(continuous):
+    params = tiny("cfl", continuous_assignment=continuous)
+    nc, nf = params.n_customers, params.n_facilities
+    problem = generate("cfl", continuous_assignment=continuous)
+    assert problem.n_vars == nf + nc * nf and problem.n_rows == nc + nf + 1 + nc * nf
+    dense = problem.matrix.toarray()
+    rows = {name: dense[i] for i, name in enumerate(problem.row_names)}
+    column = {name: j for j, name in enumerate(problem.var_names)}
+    x = np.array([[column[f"x{i}_{j}"] for j in range(nf)] for i in range(nc)])
+    y = np.array([column[f"y{j}"] for j in range(nf)])
+    demand = np.array([rows["capacity0"][x[i, 0]] for i in range(nc)])
+    capacity = -np.array([rows[f"capacity{j}"][y[j]] for j in range(nf)])
+    assert np.all((demand >= 5) & (demand <= 35) & (demand == np.round(demand)))
+    assert np.all(capacity == np.round(capacity)) and np.all(capacity >= 0)
+    assert params.ratio * demand.sum() - nf < capacity.sum() <= params.ratio * demand.sum()
+    for j in range(nf):
+        assert np.array_equal(rows[f"capacity{j}"][x[:, j]], demand)
+    for i in range(nc):
+        assert np.array_equal(np.flatnonzero(rows[f"demand{i}"]), np.sort(x[i]))
+    assert np.array_equal(rows["total_capacity"][y], capacity)
+    assert problem.row_lower[problem.row_names.index("total_capacity")] == demand.sum()
+    link = rows["link2_1"]
+    assert link[x[2, 1]] == 1 and link[y[1]] == -1 and np.count_nonzero(link) == 2
+    assert np.all(problem.var_types[y] == "B")
+    assert np.all(problem.var_types[x.ravel()] == ("C" if continuous else "B"))
+    if continuous:  # all open, every customer split in proportion to the capacities: feasible
+        point = np.zeros(problem.n_vars)
+        point[y] = 1
+        point[x] = capacity / capacity.sum()
+        assert problem.check(point).feasible
+
+
 # ---------------------------------------------------------------- every class: the same contract
 
 @pytest.mark.parametrize("name", NAMES)
@@ -178,6 +245,12 @@ BAD = [
     ("mvc", "n_nodes", -5), ("mvc", "affinity", 0), ("mvc", "affinity", 30), ("mvc", "weights", "gaussian"),
     ("mis", "n_nodes", 0), ("mis", "affinity", -1.0), ("mis", "affinity", 2.5), ("mis", "formulation", "star"),
     ("mis", "graph", "grid"),
+    ("sc", "n_rows", -1), ("sc", "n_cols", 0), ("sc", "density", 0.0), ("sc", "density", 1.5),
+    ("sc", "density", 0.01), ("sc", "max_cost", 0),
+    ("ca", "n_items", -2), ("ca", "n_bids", 0), ("ca", "add_item_prob", 1.0), ("ca", "max_value", 0.5),
+    ("ca", "value_deviation", -0.1), ("ca", "integers", "yes"),
+    ("cfl", "n_customers", -1), ("cfl", "n_facilities", 0), ("cfl", "ratio", 0.0), ("cfl", "ratio", -2.0),
+    ("cfl", "continuous_assignment", "yes"),
 ]
 
 

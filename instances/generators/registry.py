@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from instances.generators import mis, mvc
+from instances.generators import ca, cfl, mis, mvc, sc
 from lns.errors import UnknownNameError
 from lns.problem import Problem
 
@@ -52,6 +52,11 @@ CLASSES = {c.name: c for c in (
                  mvc.PRESETS),
     ProblemClass("mis", "maximum independent set, Erdős–Rényi or Barabási–Albert graphs", mis.MISParams,
                  mis.generate, mis.PRESETS),
+    ProblemClass("sc", "set cover (Balas & Ho 1980)", sc.SCParams, sc.generate, sc.PRESETS),
+    ProblemClass("ca", "combinatorial auction, arbitrary relationships (Leyton-Brown et al. 2000)", ca.CAParams,
+                 ca.generate, ca.PRESETS),
+    ProblemClass("cfl", "capacitated facility location (Cornuéjols et al. 1991)", cfl.CFLParams, cfl.generate,
+                 cfl.PRESETS),
 )}
 
 

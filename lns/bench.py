@@ -123,6 +123,8 @@ def expand_methods(methods, method_options: dict | None = None) -> list[str]:
     """
     method_options = method_options or {}
     names = _as_list(methods)
+    if ALL in names and len(names) > 1:
+        raise LNSError(f"methods: '{ALL}' cannot be combined with other names, got {names}")
     if names == [ALL]:
         return [m for m in method_names()
                 if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])]

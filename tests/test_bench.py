@@ -49,6 +49,8 @@ def test_all_methods_include_cl_lns_only_with_a_checkpoint():
     assert "cl_lns" in expand_methods("all", {"cl_lns": {"checkpoint": "model.pt"}})
     with pytest.raises(LNSError, match="method_options.cl_lns.checkpoint"):
         expand_methods(["cl_lns"])
+    with pytest.raises(LNSError, match="'all' cannot be combined"):
+        expand_methods(["all", "scip"])
 
 
 @pytest.mark.parametrize("instances, methods, seeds, error, message", [

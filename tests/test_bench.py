@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from helpers import knapsack, mixed_problem
 from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 import lns.api
 from configs import CONFIG_DIR
@@ -216,8 +217,11 @@ def test_presets_compose_and_point_to_their_generated_test_set(preset):
     assert cfg.name == preset
     assert list(cfg.instances) == [f"data/{preset}/test/*.mps.gz"]
     assert cfg.results_dir == f"benchmarks/results/{preset}_60s"
-    assert f"lns-generate problem={preset.split('_')[0]} size={preset.split('_')[1]}" in \
-        (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    problem_class, size = preset.split("_")
+    assert f"lns-generate problem={problem_class} size={size}" in (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    # the learned selector joins where a model of the class is shipped
+    methods = expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options))
+    assert ("cl_lns" in methods) == (problem_class in ("mis", "mvc"))
 
 
 @pytest.mark.parametrize("launcher, target", [("local", "JoblibLauncher"), ("slurm", "SlurmLauncher")])

@@ -218,7 +218,8 @@ def test_presets_compose_and_point_to_their_generated_test_set(preset):
     assert list(cfg.instances) == [f"data/{preset}/test/*.mps.gz"]
     assert cfg.results_dir == f"benchmarks/results/{preset}_60s"
     problem_class, size = preset.split("_")
-    assert f"lns-generate problem={problem_class} size={size}" in (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    assert f"lns-generate problem={problem_class} size={size}" in header
     # the learned selector joins where a model of the class is shipped
     methods = expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options))
     assert ("cl_lns" in methods) == (problem_class in ("mis", "mvc"))

@@ -278,3 +278,54 @@ def test_write_set_is_reproducible_and_indexed_by_seed_and_position(tmp_path):
     back = read_problem(tmp_path / "a" / entry["file"])
     assert (back.n_vars, back.n_rows) == (entry["n_vars"], entry["n_rows"])
     assert entry["bytes"] == (tmp_path / "a" / entry["file"]).stat().st_size
+
+
+# ---------------------------------------------------------------- the lns-generate app
+
+def compose_generate(overrides):
+    from hydra import compose, initialize_config_dir
+
+    from configs import CONFIG_DIR
+    import lns.cli.generate  # noqa: F401  (registers the presets with Hydra)
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR)):
+        return compose(config_name="generate", overrides=overrides)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_app_config_composes_every_preset_and_overrides(name):
+    cfg = compose_generate([f"problem={name}", "size=large"])
+    assert cfg.params == dataclasses.asdict(problem_class(name).presets["large"])
+    assert cfg.prefix == f"{name}_large" and cfg.out_dir == f"data/{name}_large"
+    field = dataclasses.fields(problem_class(name).params_type)[0].name
+    cfg = compose_generate([f"problem={name}", f"params.{field}=7"])
+    assert cfg.params[field] == 7
+
+
+def test_app_rejects_a_bad_parameter_with_one_line_and_exit_status_2(tmp_path, capsys):
+    from lns.cli.generate import run
+
+    cfg = compose_generate(["problem=sc", "params.density=1.5", f"out_dir={tmp_path}"])
+    with pytest.raises(SystemExit) as exit_info:
+        run(cfg)
+    assert exit_info.value.code == 2
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and "lns-generate: error: sc: density must be" in message
+    assert not any(tmp_path.iterdir())
+
+
+def test_app_end_to_end_writes_two_files_and_the_manifest(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "mis"
+    command = [sys.executable, "-m", "lns.cli.generate", "problem=mis", "n=2", "seed=3", f"out_dir={out}",
+               "params.n_nodes=30", "params.formulation=clique", f"hydra.run.dir={tmp_path / 'hydra'}"]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert sorted(p.name for p in out.glob("*.mps.gz")) == ["mis_small_0000.mps.gz", "mis_small_0001.mps.gz"]
+    assert manifest["problem"] == "mis" and manifest["seed"] == 3
+    assert manifest["params"]["n_nodes"] == 30 and manifest["params"]["formulation"] == "clique"
+    params = problem_class("mis").params("small", n_nodes=30, formulation="clique")
+    expected = write_set("mis", params, 2, 3, tmp_path / "direct", "mis_small", size="small")
+    assert [i["sha256"] for i in manifest["instances"]] == [i["sha256"] for i in expected["instances"]]

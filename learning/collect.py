@@ -1,0 +1,291 @@
+"""Expert data for CL-LNS: LNS with Local Branching, and contrastive samples of its iterations.
+
+For each training instance (Huang et al., ICML 2023, Section 4.2):
+
+1. find a first incumbent with SCIP;
+2. run LNS with Local Branching (LB) as the selector; at every iteration where LB improves, record
+   * the state: the bipartite graph at the incumbent (:class:`learning.features.FeatureExtractor`);
+   * positives: each improving solution SCIP found while solving the LB problem, as the 0/1 vector
+     of the integer variables it changes, kept if its improvement is at least ``positive_ratio`` (50%)
+     of the best one's (the best one is LB's own neighborhood);
+   * negatives: the LB neighborhood with ``r`` = 5%, 10%, ... of its variables swapped for random
+     other integer variables (same size), each sub-solved with SCIP; kept if the sub-solve improves
+     by at most ``negative_ratio`` (5%) of the best positive's improvement. At most ``tries_per_ratio``
+     tries per ``r``, the next ``r`` after ``misses_per_ratio`` misses in a row, at most
+     ``max_negatives`` negatives;
+   then move to LB's best solution and continue.
+
+The paper's limits (LB 3600 s, 90 tries per ratio, 10 misses, 90 negatives, 240 s per negative)
+are the ``paper`` preset of ``configs/collect_limits``; the default preset scales them down for a
+small machine. Each instance's samples go to one file ``<out_dir>/<instance>.pt`` (written
+atomically when the instance is done, so a rerun skips it); load it with :func:`load_instance_file`.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from lns.loop import SEED_BOUND  # lns before heuristics: importing heuristics first is circular (lns.api)
+from lns.neighborhood_size import AdaptiveSize
+from lns.problem import Problem, instance_name, read_problem
+from lns.scip_solver import ScipSolver
+from heuristics.base import SearchState
+from heuristics.registry import make_selector
+from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
+
+log = logging.getLogger("lns.collect")
+
+DATASET_FORMAT = 1
+
+
+@dataclass
+class CollectConfig:
+    """Limits of the expert data collection (the defaults fit a laptop; see the module docstring).
+
+    Attributes
+    ----------
+    iterations : int
+        LNS iterations with the LB expert per instance.
+    initial_fraction, growth, max_fraction : float
+        LB's radius ``k``: start fraction of the integer variables, growth after an iteration
+        without improvement, cap (the CL-LNS rule of :class:`lns.neighborhood_size.AdaptiveSize`).
+    expert : dict
+        Constructor arguments of the ``local_branching`` selector (e.g. its ``time_limit``).
+    initial_time_limit : float
+        Seconds for SCIP's first incumbent.
+    initial_solution_limit : int
+        SCIP stops at this many solutions for the first incumbent (a weak start gives more LB steps).
+    negative_time_limit : float
+        Seconds per sub-solve of a negative candidate.
+    swap_step : float
+        Swap ratios are ``swap_step, 2 swap_step, ...`` (up to 1).
+    tries_per_ratio, misses_per_ratio, max_negatives : int
+        Negative search limits (paper: 90, 10, 90).
+    max_tries : int
+        Sub-solves of negative candidates per sample, in all (the paper has no such cap).
+    max_failures : int
+        Stop an instance after this many LB calls in a row without improvement (the incumbent is
+        then usually a local optimum that only a much larger, slower LB ball would escape).
+    positive_ratio, negative_ratio : float
+        Keep positives improving by at least, and negatives by at most, these fractions of the best.
+    lp_time_limit : float
+        Seconds for the root LP of the features.
+    """
+
+    iterations: int = 10
+    initial_fraction: float = 0.2
+    growth: float = 1.02
+    max_fraction: float = 0.5
+    expert: dict | None = None
+    initial_time_limit: float = 10.0
+    initial_solution_limit: int = 1
+    negative_time_limit: float = 2.0
+    swap_step: float = 0.05
+    tries_per_ratio: int = 4
+    misses_per_ratio: int = 2
+    max_negatives: int = 8
+    max_tries: int = 16
+    max_failures: int = 2
+    positive_ratio: float = 0.5
+    negative_ratio: float = 0.05
+    lp_time_limit: float = 60.0
+
+
+def improvement(problem: Problem, old: float, new: float) -> float:
+    """How much ``new`` is better than ``old`` (positive when it improves), in the problem's sense."""
+    return (old - new) if problem.sense == "minimize" else (new - old)
+
+
+def changed_variables(problem: Problem, x: np.ndarray, incumbent: np.ndarray) -> np.ndarray:
+    """0/1 vector (uint8, length n) of the integer variables whose rounded value differs from the incumbent."""
+    diff = problem.integer_mask & (np.round(x) != np.round(incumbent))
+    return diff.astype(np.uint8)
+
+
+def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int, rng: np.random.Generator) -> np.ndarray:
+    """``base`` (0/1 vector) with ``n_swap`` of its variables replaced by as many other integer variables."""
+    inside = np.flatnonzero(base)
+    outside = np.flatnonzero(problem.integer_mask & (base == 0))
+    n_swap = min(n_swap, len(inside), len(outside))
+    result = base.copy()
+    result[rng.choice(inside, n_swap, replace=False)] = 0
+    result[rng.choice(outside, n_swap, replace=False)] = 1
+    return result
+
+
+def find_negatives(problem: Problem, solver: ScipSolver, incumbent: np.ndarray, objective: float,
+                   base: np.ndarray, best_improvement: float, config: CollectConfig,
+                   rng: np.random.Generator) -> tuple[list, list, int]:
+    """Negatives around ``base`` (the LB neighborhood): swapped variants whose sub-solve hardly improves.
+
+    Returns
+    -------
+    negatives : list of numpy.ndarray (uint8, length n)
+    improvements : list of float
+        Improvement the sub-solve of each negative reached.
+    tries : int
+        Sub-solves spent.
+    """
+    negatives, improvements, tries = [], [], 0
+    size = int(base.sum())
+    n_ratios = int(np.floor(1.0 / config.swap_step + 1e-9))
+    for step in range(1, n_ratios + 1):
+        n_swap = max(1, int(round(step * config.swap_step * size)))
+        misses = 0
+        for _ in range(config.tries_per_ratio):
+            if len(negatives) >= config.max_negatives or tries >= config.max_tries:
+                return negatives, improvements, tries
+            candidate = swapped_neighborhood(problem, base, n_swap, rng)
+            fixed = np.flatnonzero(problem.integer_mask & (candidate == 0))
+            outcome = solver.solve(time_limit=config.negative_time_limit, seed=int(rng.integers(SEED_BOUND)),
+                                   fixed=fixed, start=incumbent)
+            tries += 1
+            gain = max(0.0, improvement(problem, objective, outcome.best.objective)) if outcome.best else 0.0
+            if gain <= config.negative_ratio * best_improvement:
+                negatives.append(candidate)
+                improvements.append(gain)
+                misses = 0
+            else:
+                misses += 1
+                if misses >= config.misses_per_ratio:
+                    break
+    return negatives, improvements, tries
+
+
+def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict:
+    """Run the LB expert on ``problem`` and return its samples (a dict of numpy arrays and plain values)."""
+    began = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    solver = ScipSolver(problem)
+    expert = make_selector("local_branching", **(config.expert or {}))
+    extractor = FeatureExtractor(problem, lp_time_limit=config.lp_time_limit)
+    first = solver.solve(time_limit=config.initial_time_limit, seed=int(rng.integers(SEED_BOUND)),
+                         solution_limit=config.initial_solution_limit)
+    data = {"format": DATASET_FORMAT, "instance": problem.name, "features": feature_spec(),
+            "settings": asdict(config), "seed": seed, "edge_index": extractor.edge_index,
+            "edge_features": extractor.edge_features, "samples": []}
+    if first.best is None:
+        log.warning("%s: no initial solution within %.1fs; no samples", problem.name, config.initial_time_limit)
+        data["collect_time"] = time.perf_counter() - began
+        return data
+    incumbent, objective, history = first.best.x, first.best.objective, []
+    expert.setup(problem)
+    size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
+                             config.max_fraction, shrink=None)
+    failures = 0
+    for iteration in range(config.iterations):
+        state = SearchState(problem, incumbent, objective, list(history), iteration, size_rule.at_cap)
+        neighborhood = expert(state, size_rule.size, rng)
+        candidates = [np.asarray(x, dtype=float) for x in neighborhood.info.get("solutions", [])]
+        gains = [improvement(problem, objective, problem.objective_value(problem.round_integers(x)))
+                 for x in candidates]
+        improving = [(g, problem.round_integers(x)) for g, x in zip(gains, candidates)
+                     if g > 1e-6 * max(1.0, abs(objective)) and problem.check(problem.round_integers(x)).feasible]
+        if not improving:
+            failures += 1
+            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name, iteration,
+                     size_rule.size, neighborhood.info.get("lb_status"))
+            if failures >= config.max_failures:
+                break
+            size_rule.update(False, timed_out=False)
+            continue
+        failures = 0
+        best_gain, best_x = max(improving, key=lambda item: item[0])
+        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain, config)
+        base = changed_variables(problem, best_x, incumbent)
+        negatives, negative_gains, tries = find_negatives(problem, solver, incumbent, objective, base, best_gain,
+                                                          config, rng)
+        observation = extractor.observe(incumbent, history)
+        data["samples"].append({
+            "variable_features": observation.variable_features, "constraint_features": observation.constraint_features,
+            "positives": np.array(positives, dtype=np.uint8),
+            "negatives": np.array(negatives, dtype=np.uint8).reshape(len(negatives), problem.n_vars),
+            "positive_improvements": np.array(positive_gains), "negative_improvements": np.array(negative_gains),
+            "iteration": iteration, "radius": size_rule.size})
+        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d sub-solves",
+                 problem.name, iteration, size_rule.size, best_gain, len(positives), len(negatives), tries)
+        history = [incumbent, *history][:HISTORY_LENGTH]
+        incumbent, objective = best_x, problem.objective_value(best_x)
+        size_rule.update(True, timed_out=False)
+    data["collect_time"] = time.perf_counter() - began
+    return data
+
+
+def _unique_positives(problem, improving, incumbent, best_gain, config) -> tuple[list, list]:
+    """Changed-variable vectors of the improving solutions good enough to be positives, best first, no duplicates."""
+    positives, gains, seen = [], [], set()
+    for gain, x in sorted(improving, key=lambda item: -item[0]):
+        if gain < config.positive_ratio * best_gain:
+            continue
+        vector = changed_variables(problem, x, incumbent)
+        key = vector.tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        positives.append(vector)
+        gains.append(gain)
+    return positives, gains
+
+
+def instance_file(out_dir: str | Path, path: str | Path) -> Path:
+    """Where the samples of instance ``path`` are written."""
+    return Path(out_dir) / f"{instance_name(Path(path))}.pt"
+
+
+def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed: int) -> list[Path]:
+    """Collect every instance in ``paths`` whose output file is not there yet; return the files written.
+
+    The seed of an instance is derived from ``seed`` and its position, so that a rerun of an
+    interrupted collection reproduces the same samples.
+    """
+    import torch
+
+    written = []
+    for position, path in enumerate(paths):
+        target = instance_file(out_dir, path)
+        if target.exists():
+            log.info("%s exists: skipped", target)
+            continue
+        problem = read_problem(path)
+        data = collect_instance(problem, config, seed=int(np.random.SeedSequence([seed, position]).generate_state(1)[0]))
+        data["source"] = str(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".partial{os.getpid()}")
+        torch.save(_to_tensors(data), partial)
+        partial.replace(target)
+        log.info("%s: %d samples in %.1fs -> %s", problem.name, len(data["samples"]), data["collect_time"], target)
+        written.append(target)
+    return written
+
+
+def _to_tensors(value):
+    """numpy arrays -> tensors, recursively (so ``torch.load(weights_only=True)`` reads the file)."""
+    import torch
+
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    if isinstance(value, dict):
+        return {k: _to_tensors(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_tensors(v) for v in value]
+    return value
+
+
+def load_instance_file(path: str | Path) -> dict:
+    """Read one instance's samples (``torch.load(weights_only=True)``), checking the format and features."""
+    import torch
+
+    from learning.checkpoint import CheckpointError
+
+    data = torch.load(Path(path), map_location="cpu", weights_only=True)
+    if not isinstance(data, dict) or data.get("format") != DATASET_FORMAT:
+        raise CheckpointError(f"{path}: not a CL-LNS sample file of format {DATASET_FORMAT}")
+    if data["features"] != feature_spec():
+        raise CheckpointError(f"{path}: collected with other features (version {data['features'].get('version')}, "
+                              f"this code: {feature_spec()['version']}); collect again")
+    return data

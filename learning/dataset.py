@@ -1,0 +1,76 @@
+"""The collected samples as graphs with their positive and negative neighborhoods, split by instance."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from learning.collect import load_instance_file
+from learning.graph import make_graph
+
+
+@dataclass
+class Sample:
+    """One LB iteration: the graph and its neighborhoods.
+
+    Attributes
+    ----------
+    graph : learning.graph.BipartiteGraph
+    positives : torch.Tensor, shape (P, n), float32 0/1
+    negatives : torch.Tensor, shape (N, n), float32 0/1
+    instance : str
+    """
+
+    graph: object
+    positives: torch.Tensor
+    negatives: torch.Tensor
+    instance: str
+
+
+def instance_files(data_dir: str | Path) -> list[Path]:
+    """The sample files of a collection folder, sorted by name."""
+    files = sorted(Path(data_dir).glob("*.pt"))
+    if not files:
+        raise FileNotFoundError(f"{data_dir}: no sample files (*.pt); run lns-collect first")
+    return files
+
+
+def load_samples(files: list, min_negatives: int = 1) -> list[Sample]:
+    """All samples of ``files`` with at least ``min_negatives`` negatives (InfoNCE needs one)."""
+    samples = []
+    for path in files:
+        data = load_instance_file(path)
+        for s in data["samples"]:
+            if len(s["negatives"]) < min_negatives or len(s["positives"]) == 0:
+                continue
+            graph = make_graph(s["variable_features"], s["constraint_features"], data["edge_index"],
+                               data["edge_features"])
+            samples.append(Sample(graph, s["positives"].float(), s["negatives"].float(), data["instance"]))
+    return samples
+
+
+def split_files(files: list, validation_fraction: float, rng: np.random.Generator) -> tuple[list, list]:
+    """Hold out ``validation_fraction`` of the instances (at least one when there are two or more)."""
+    files = list(files)
+    order = rng.permutation(len(files))
+    n_val = int(round(validation_fraction * len(files)))
+    if len(files) >= 2:
+        n_val = min(max(n_val, 1), len(files) - 1)
+    else:
+        n_val = 0
+    validation = [files[i] for i in sorted(order[:n_val])]
+    training = [files[i] for i in sorted(order[n_val:])]
+    return training, validation
+
+
+def normalization_stats(samples: list[Sample]) -> dict:
+    """Per-column mean and standard deviation of each input block over ``samples`` (std 1 where constant)."""
+    stats = {}
+    for block, key in (("variable", "variable_features"), ("constraint", "constraint_features"),
+                       ("edge", "edge_features")):
+        stacked = torch.cat([getattr(s.graph, key) for s in samples]).double()
+        std = stacked.std(dim=0, unbiased=False)
+        stats[block] = (stacked.mean(dim=0).float(), torch.where(std > 1e-8, std, torch.ones_like(std)).float())
+    return stats

@@ -1,0 +1,159 @@
+"""Training the CL-LNS policy on collected samples (Huang et al., ICML 2023, Section 4.4).
+
+AdamW (lr 1e-3, weight decay 5e-5, amsgrad), batches of graphs, the InfoNCE loss
+(or the BCE imitation ablation), 12.5% of the instances held out for validation, the
+checkpoint with the lowest validation loss kept, one CSV line per epoch.
+"""
+from __future__ import annotations
+
+import csv
+import logging
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch_geometric.data import Batch
+
+from learning.checkpoint import save_checkpoint
+from learning.dataset import instance_files, load_samples, normalization_stats, split_files
+from learning.features import ConsFeature, EdgeFeature, VarFeature
+from learning.loss import loss_function
+from learning.model import GATPolicy
+
+log = logging.getLogger("lns.train")
+
+
+@dataclass
+class TrainConfig:
+    """Training settings (the paper's defaults).
+
+    Attributes
+    ----------
+    epochs : int
+    batch_size : int
+        Graphs per optimiser step (32).
+    lr, weight_decay : float
+        AdamW with ``amsgrad=True`` (1e-3, 5e-5).
+    loss : {"infonce", "bce"}
+    temperature : float
+        InfoNCE temperature (0.07).
+    validation_fraction : float
+        Share of the instances held out (0.125).
+    seed : int
+    model : dict
+        :class:`learning.model.GATPolicy` keyword arguments (the input widths are set from the features).
+    """
+
+    epochs: int = 30
+    batch_size: int = 32
+    lr: float = 1e-3
+    weight_decay: float = 5e-5
+    loss: str = "infonce"
+    temperature: float = 0.07
+    validation_fraction: float = 0.125
+    seed: int = 0
+    model: dict = field(default_factory=dict)
+
+
+def seed_everything(seed: int) -> None:
+    """Seed torch and Python's ``random`` (numpy draws use explicit generators)."""
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> torch.Tensor:
+    """Mean loss over the graphs of ``samples``, scored in one batched forward pass."""
+    batch = Batch.from_data_list([s.graph for s in samples])
+    logits = model(batch)
+    losses = [loss(logits[batch.ptr[i]:batch.ptr[i + 1]], s.positives, s.negatives, temperature)
+              for i, s in enumerate(samples)]
+    return torch.stack(losses).mean()
+
+
+def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> float:
+    """Mean loss over ``samples`` (NaN when there are none), without gradients."""
+    if not samples:
+        return float("nan")
+    loss = loss_function(config.loss)
+    model.eval()
+    with torch.no_grad():
+        total = sum(float(batch_loss(model, samples[i:i + config.batch_size], loss, config.temperature))
+                    * len(samples[i:i + config.batch_size]) for i in range(0, len(samples), config.batch_size))
+    return total / len(samples)
+
+
+def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv: str | Path | None = None) -> dict:
+    """Train on the sample files of ``data_dirs``; write the best checkpoint and the curves.
+
+    Returns
+    -------
+    dict
+        ``best_epoch``, ``best_validation_loss``, ``train_samples``, ``validation_samples``, ``history``
+        (one dict per epoch), ``train_time``.
+    """
+    began = time.perf_counter()
+    seed_everything(config.seed)
+    rng = np.random.default_rng(config.seed)
+    files = [f for d in data_dirs for f in instance_files(d)]
+    train_files, validation_files = split_files(files, config.validation_fraction, rng)
+    minimum = 1 if config.loss == "infonce" else 0
+    train_samples = load_samples(train_files, min_negatives=minimum)
+    validation_samples = load_samples(validation_files, min_negatives=minimum)
+    if not train_samples:
+        raise ValueError(f"no usable training samples in {[str(d) for d in data_dirs]} "
+                         f"({len(train_files)} instance files; InfoNCE needs samples with negatives)")
+    model = GATPolicy(len(VarFeature), len(ConsFeature), len(EdgeFeature), **config.model)
+    model.set_normalization(normalization_stats(train_samples))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True)
+    loss = loss_function(config.loss)
+    history, best = [], (float("inf"), -1)
+    writer = _CurveWriter(log_csv)
+    for epoch in range(config.epochs):
+        model.train()
+        order = rng.permutation(len(train_samples))
+        total = 0.0
+        for start in range(0, len(order), config.batch_size):
+            chunk = [train_samples[i] for i in order[start:start + config.batch_size]]
+            optimizer.zero_grad()
+            value = batch_loss(model, chunk, loss, config.temperature)
+            value.backward()
+            optimizer.step()
+            total += float(value.detach()) * len(chunk)
+        train_loss = total / len(train_samples)
+        validation_loss = evaluate(model, validation_samples, config)
+        # Without validation instances the training loss selects the checkpoint.
+        criterion = validation_loss if validation_samples else train_loss
+        row = {"epoch": epoch, "train_loss": train_loss, "validation_loss": validation_loss,
+               "time": time.perf_counter() - began}
+        history.append(row)
+        writer.write(row)
+        log.info("epoch %d: train %.4f, validation %.4f", epoch, train_loss, validation_loss)
+        if criterion < best[0]:
+            best = (criterion, epoch)
+            info = {"config": asdict(config), "epoch": epoch, "train_loss": train_loss,
+                    "validation_loss": validation_loss, "train_files": [f.name for f in train_files],
+                    "validation_files": [f.name for f in validation_files],
+                    "train_samples": len(train_samples), "validation_samples": len(validation_samples)}
+            save_checkpoint(checkpoint, model, training=info)
+    return {"best_epoch": best[1], "best_validation_loss": best[0], "train_samples": len(train_samples),
+            "validation_samples": len(validation_samples), "history": history,
+            "train_time": time.perf_counter() - began}
+
+
+class _CurveWriter:
+    """Appends one CSV row per epoch (and flushes, so the curve can be watched while training)."""
+
+    def __init__(self, path: str | Path | None):
+        self.path = Path(path) if path is not None else None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text("epoch,train_loss,validation_loss,time\n")
+
+    def write(self, row: dict) -> None:
+        if self.path is None:
+            return
+        with self.path.open("a", newline="") as handle:
+            csv.DictWriter(handle, fieldnames=list(row)).writerow(row)

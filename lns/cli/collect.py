@@ -1,0 +1,47 @@
+"""``lns-collect``: expert data for CL-LNS (Local Branching samples), one file per instance, resumable."""
+from __future__ import annotations
+
+import glob
+import logging
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from lns.cli.common import CONFIG_PATH, exit_on_error
+
+log = logging.getLogger("lns.collect")
+
+
+def instance_paths(pattern: str) -> list[Path]:
+    """Files named by a glob pattern, a folder (every file in it) or one path, sorted."""
+    path = Path(pattern)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix != ".solu")
+    elif path.is_file():
+        files = [path]
+    else:
+        files = sorted(Path(p) for p in glob.glob(pattern))
+    if not files:
+        raise ValueError(f"instances={pattern!r}: no files match")
+    return files
+
+
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="collect")
+@exit_on_error("lns-collect")
+def main(cfg: DictConfig) -> None:
+    import torch
+
+    from learning.collect import CollectConfig, collect_files
+
+    torch.set_num_threads(1)
+    if not 0 <= cfg.shard < cfg.shards:
+        raise ValueError(f"shard must be in [0, shards={cfg.shards}), got {cfg.shard}")
+    files = instance_paths(cfg.instances)[cfg.shard::cfg.shards]
+    config = CollectConfig(**OmegaConf.to_container(cfg.collect_limits, resolve=True))
+    written = collect_files(files, cfg.out_dir, config, seed=cfg.seed)
+    print(f"lns-collect: {len(written)} new instance files in {cfg.out_dir} ({len(files) - len(written)} already there)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""``lns-train``: train the CL-LNS policy on collected samples; keeps the best checkpoint by validation loss."""
+from __future__ import annotations
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from lns.cli.common import CONFIG_PATH, exit_on_error
+
+
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="train")
+@exit_on_error("lns-train")
+def main(cfg: DictConfig) -> None:
+    import torch
+
+    from learning.train import TrainConfig, train
+
+    torch.set_num_threads(cfg.threads)
+    data = [cfg.data] if isinstance(cfg.data, str) else list(cfg.data)
+    config = TrainConfig(epochs=cfg.epochs, batch_size=cfg.batch_size, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                         loss=cfg.loss, temperature=cfg.temperature, validation_fraction=cfg.validation_fraction,
+                         seed=cfg.seed, model=OmegaConf.to_container(cfg.model, resolve=True))
+    result = train(data, cfg.checkpoint, config, log_csv=cfg.curves)
+    print(f"lns-train: {result['train_samples']} training / {result['validation_samples']} validation samples, "
+          f"best epoch {result['best_epoch']} (loss {result['best_validation_loss']:.4f}) in "
+          f"{result['train_time']:.1f}s -> {cfg.checkpoint}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""CL-LNS end to end on tiny independent-set instances: collect -> train -> solve, in seconds."""
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from lns.api import solve  # first: importing heuristics before lns is circular (heuristics.base <-> lns.api)
+from heuristics.base import SearchState
+from heuristics.cl_lns import CLLNS
+from instances.generators import mis
+from learning.collect import CollectConfig, collect_files, load_instance_file
+from learning.train import TrainConfig, train
+
+TINY = CollectConfig(iterations=4, initial_fraction=0.2, expert={"time_limit": 1.0}, initial_time_limit=2.0,
+                     initial_solution_limit=1, negative_time_limit=0.5, max_tries=10, max_failures=1)
+TINY_MODEL = {"emb_size": 16, "heads": 2, "head_channels": 4}
+
+
+def tiny_mis(seed: int):
+    return mis.generate(mis.MISParams(n_nodes=40, affinity=2), np.random.default_rng(seed), name=f"tiny_mis_{seed}")
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cl_lns")
+    paths = [tiny_mis(seed).write(root / "instances" / f"tiny_mis_{seed}.lp") for seed in range(4)]
+    written = collect_files(paths, root / "samples", TINY, seed=0)
+    result = train([root / "samples"], root / "model.pt",
+                   TrainConfig(epochs=2, batch_size=4, validation_fraction=0.25, model=TINY_MODEL),
+                   log_csv=root / "curves.csv")
+    return root, paths, written, result
+
+
+def test_collection_writes_one_file_per_instance_and_resumes(pipeline):
+    root, paths, written, _ = pipeline
+    assert sorted(p.name for p in written) == [f"tiny_mis_{s}.pt" for s in range(4)]
+    assert collect_files(paths, root / "samples", TINY, seed=0) == []  # a rerun skips finished instances
+    data = load_instance_file(root / "samples" / "tiny_mis_1.pt")
+    n = 40
+    samples = data["samples"]
+    assert samples and any(len(s["negatives"]) for s in samples)
+    for s in samples:
+        assert s["positives"].shape[1] == n and s["variable_features"].shape[0] == n
+        gains = s["positive_improvements"]
+        assert torch.all(gains >= 0.5 * gains.max())
+        if len(s["negatives"]):
+            assert torch.all(s["negative_improvements"] <= 0.05 * gains.max() + 1e-9)
+            # Swapped variants keep the size of LB's neighborhood.
+            assert set(s["negatives"].sum(dim=1).tolist()) == {int(s["positives"][0].sum())}
+
+
+def test_training_logs_curves_and_keeps_a_loadable_checkpoint(pipeline):
+    root, _, _, result = pipeline
+    rows = list(csv.DictReader((root / "curves.csv").open()))
+    assert [int(r["epoch"]) for r in rows] == [0, 1]
+    assert all(np.isfinite(float(r["train_loss"])) for r in rows)
+    checkpoint = torch.load(root / "model.pt", weights_only=True)
+    assert checkpoint["training"]["epoch"] == result["best_epoch"]
+    assert checkpoint["model_config"]["emb_size"] == 16
+    assert result["validation_samples"] >= 0 and result["train_samples"] > 0
+
+
+def test_training_is_seeded(pipeline, tmp_path):
+    root, *_ = pipeline
+    config = TrainConfig(epochs=1, batch_size=4, validation_fraction=0.25, model=TINY_MODEL, seed=3)
+    a = train([root / "samples"], tmp_path / "a.pt", config)
+    b = train([root / "samples"], tmp_path / "b.pt", config)
+    assert a["history"][0]["train_loss"] == b["history"][0]["train_loss"]
+
+
+def test_cl_lns_solves_with_the_trained_checkpoint(pipeline):
+    root, *_ = pipeline
+    problem = tiny_mis(99)
+    result = solve(problem, CLLNS(root / "model.pt"), time_limit=20, iteration_limit=4, seed=0,
+                   initial_solution_limit=1, iteration_time_limit=2.0)
+    assert result.x is not None and result.feasibility.feasible
+    assert len(result.iterations) == 4 and all(r.selector == "cl_lns" for r in result.iterations)
+
+
+def test_cl_lns_selector_contract(pipeline):
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    selector = CLLNS(root / "model.pt")
+    selector.setup(problem)
+    incumbent = np.zeros(problem.n_vars)
+    for at_cap in (False, True):
+        state = SearchState(problem, incumbent, 0.0, [], 0, at_cap)
+        first = selector(state, 10, np.random.default_rng(0))
+        again = selector(state, 10, np.random.default_rng(0))
+        np.testing.assert_array_equal(first.free, again.free)
+        assert np.all(np.diff(first.free) > 0) and set(first.free) <= set(problem.integer_indices)
+        assert first.info["sampled"] == at_cap
+        if not at_cap:
+            assert len(first.free) == 10
+            scores = selector.scores(state)
+            assert scores[first.free].min() >= np.delete(scores, first.free).max()
+
+
+def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
+    from learning.checkpoint import CheckpointError
+
+    (tmp_path / "bad.pt").write_bytes(b"\0")
+    with pytest.raises(CheckpointError, match="bad.pt"):
+        solve(tiny_mis(0), CLLNS(tmp_path / "bad.pt"), time_limit=10, iteration_limit=1, seed=0)
+
+
+def test_command_line_collect_train_solve(tmp_path):
+    instance = tiny_mis(5).write(tmp_path / "inst" / "tiny_mis_5.lp")
+    tiny_mis(6).write(tmp_path / "inst" / "tiny_mis_6.lp")
+    run = lambda *args: subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=180,
+                                       cwd=tmp_path)
+    collect = run("lns.cli.collect", f"instances={tmp_path / 'inst'}", f"out_dir={tmp_path / 'samples'}",
+                  "collect_limits.iterations=4", "collect_limits.expert.time_limit=1",
+                  "collect_limits.initial_solution_limit=1", "collect_limits.negative_time_limit=0.5",
+                  "collect_limits.initial_fraction=0.2", "collect_limits.max_failures=1")
+    assert collect.returncode == 0, collect.stderr
+    assert "2 new instance files" in collect.stdout
+    trained = run("lns.cli.train", f"data=[{tmp_path / 'samples'}]", f"checkpoint={tmp_path / 'm.pt'}", "epochs=1",
+                  "batch_size=4", "model.emb_size=16", "model.heads=2", "model.head_channels=4")
+    assert trained.returncode == 0, trained.stderr
+    assert (tmp_path / "m.pt.csv").exists()
+    solved = run("lns.cli.solve", f"instance={instance}", "selector=cl_lns", f"selector.checkpoint={tmp_path / 'm.pt'}",
+                 "time_limit=20", "iteration_limit=2", "progress=none")
+    assert solved.returncode == 0, solved.stderr
+    assert "feasible     True" in solved.stdout

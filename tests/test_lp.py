@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.lp import ExtraColumns, ExtraRows, solve_lp
+from lns.lp import WARM_START_AVAILABLE, ExtraColumns, ExtraRows, WarmLP, solve_lp
 from lns.problem import Problem, read_problem
 
 
@@ -18,12 +18,21 @@ def lp(objective, matrix, row_lower, row_upper, lower, upper, sense="minimize", 
                    row_names=tuple(f"r{i}" for i in range(m)))
 
 
-def test_maximisation_optimum_duals_and_reduced_costs():
+def warm(problem, **extras):
+    return WarmLP(problem, **extras).solve()
+
+
+SOLVERS = [pytest.param(solve_lp, id="cold"),
+           pytest.param(warm, id="warm", marks=pytest.mark.skipif(not WARM_START_AVAILABLE, reason="no HiGHS object"))]
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_maximisation_optimum_duals_and_reduced_costs(solve):
     # max 3x + 2y s.t. x + y <= 4, x + 3y <= 9, 0 <= x <= 3, y >= 0: x = 3, y = 1, z = 11.
     # Raising the first side by 1 adds 1 to y (dual 2); the second row is slack (dual 0);
     # x sits at its upper bound with reduced cost 3 - 2 = 1 (raising that bound gains 1).
     problem = lp([3, 2], [[1, 1], [1, 3]], [-np.inf, -np.inf], [4, 9], [0, 0], [3, np.inf], sense="maximize")
-    solution = solve_lp(problem)
+    solution = solve(problem)
     assert solution.optimal
     np.testing.assert_allclose(solution.x, [3, 1], atol=1e-9)
     assert solution.objective == pytest.approx(11)
@@ -31,22 +40,24 @@ def test_maximisation_optimum_duals_and_reduced_costs():
     np.testing.assert_allclose(solution.reduced_costs, [1, 0], atol=1e-9)
 
 
-def test_ranged_and_equality_rows_in_a_minimisation():
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_ranged_and_equality_rows_in_a_minimisation(solve):
     # min x + y s.t. 2 <= x + y <= 5, x - y = 1: x = 1.5, y = 0.5, z = 2; the range binds at its
     # lower side (dz/dlower = 1), the equality does not change z (dual 0).
     problem = lp([1, 1], [[1, 1], [1, -1]], [2, 1], [5, 1], [0, 0], [10, 10])
-    solution = solve_lp(problem)
+    solution = solve(problem)
     np.testing.assert_allclose(solution.x, [1.5, 0.5], atol=1e-9)
     assert solution.objective == pytest.approx(2)
     np.testing.assert_allclose(solution.row_duals, [1, 0], atol=1e-9)
     np.testing.assert_allclose(solution.reduced_costs, [0, 0], atol=1e-9)
 
 
-def test_extra_columns_and_rows():
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_extra_columns_and_rows(solve):
     # min -x + 0.5 t s.t. x <= 8 and the extra row x - t <= 5 over the extra column t >= 0:
     # x = 8, t = 3, z = -6.5; both rows have dual -0.5.
     problem = lp([-1], [[1]], [-np.inf], [8], [0], [10])
-    solution = solve_lp(problem, extra_columns=ExtraColumns(np.array([0.5]), np.array([0.0]), np.array([np.inf])),
+    solution = solve(problem, extra_columns=ExtraColumns(np.array([0.5]), np.array([0.0]), np.array([np.inf])),
                         extra_rows=ExtraRows(sp.csr_matrix([[1.0, -1.0]]), np.array([-np.inf]), np.array([5.0])))
     np.testing.assert_allclose(solution.x, [8, 3], atol=1e-9)
     assert solution.objective == pytest.approx(-6.5)
@@ -80,3 +91,27 @@ def test_bad_method_and_bad_extra_rows():
         solve_lp(problem, method="simplex")
     with pytest.raises(ValueError, match="columns"):
         solve_lp(problem, extra_rows=ExtraRows(sp.csr_matrix((1, 3)), np.zeros(1), np.ones(1)))
+
+
+@pytest.mark.skipif(not WARM_START_AVAILABLE, reason="no HiGHS object")
+def test_warm_lp_changed_in_place_matches_a_cold_solve():
+    problem = read_problem(miplib("p0201"))
+    extra = ExtraRows(sp.csr_matrix(np.ones((1, problem.n_vars))), np.array([-np.inf]), np.array([np.inf]))
+    model = WarmLP(problem, extra_rows=extra)
+    assert model.solve().objective == pytest.approx(solve_lp(problem).objective)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        columns = rng.choice(problem.n_vars, size=30, replace=False)
+        values = rng.choice([-1.0, 1.0], size=30)
+        row = sp.csr_matrix((values, (np.zeros(30, int), columns)), shape=(1, problem.n_vars))
+        bound = float(rng.integers(3, 10))
+        model.change_coefficients(problem.n_rows, np.arange(problem.n_vars), row.toarray()[0])
+        model.change_row_bounds(np.array([problem.n_rows]), -np.inf, bound)
+        hot = model.solve()
+        cold = solve_lp(problem, extra_rows=ExtraRows(row, np.array([-np.inf]), np.array([bound])))
+        assert hot.optimal and hot.objective == pytest.approx(cold.objective, abs=1e-6)
+        np.testing.assert_allclose(hot.reduced_costs[: problem.n_vars],
+                                   problem.objective - problem.matrix.T @ hot.row_duals[: problem.n_rows]
+                                   - row.toarray()[0] * hot.row_duals[-1], atol=1e-6)
+    model.change_column_bounds(np.array([0]), 1.0, 1.0)
+    assert model.solve().x[0] == pytest.approx(1.0)

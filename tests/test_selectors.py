@@ -9,13 +9,13 @@ import scipy.sparse as sp
 from helpers import knapsack, miplib, mixed_problem
 from heuristics.base import SearchState
 from heuristics.graph import GraphInduced
-from heuristics.lb_relax import LBRelax
+from heuristics.lb_relax import DistanceLP, LBRelax
 from heuristics.local_branching import Distance, LocalBranching
 from heuristics.registry import SELECTORS, make_selector
 from heuristics.rins import RINS
 from lns.api import solve
 from lns.errors import UnknownNameError, UnsupportedProblemError
-from lns.lp import solve_lp
+from lns.lp import WARM_START_AVAILABLE, solve_lp
 from lns.problem import Problem, read_problem
 from lns.scip_solver import ScipSolver
 
@@ -216,6 +216,24 @@ def test_lb_relax_deltas_come_from_the_lp_within_distance_k(p0201):
     assert info["lp_status"] == "optimal"
     assert delta.sum() <= 10 + 1e-6  # all binaries: Σ Δ is the LP's distance
     assert (delta > 1e-6).any()
+
+
+@pytest.mark.skipif(not WARM_START_AVAILABLE, reason="no HiGHS object")
+def test_hot_started_distance_lp_matches_cold_solves_with_general_integers():
+    # Incumbents move between bounds and the interior of z1 in {0..4} and z2 in {-2..3}, so the
+    # auxiliary columns are switched on and off between solves.
+    problem = mixed_problem()
+    points = [[0, 0, 0, 0, 0], [1, 0, 3, -2, 0.5], [1, 1, 3, 3, 0.5], [0, 1, 1, -1, 0], [1, 0, 2, 3, 0], [0, 0, 0, 0, 0]]
+    hot = DistanceLP(problem)
+    for point, k in zip(points, [1, 2, 3, 1, 4, 2]):
+        x = np.array(point, dtype=float)
+        assert problem.check(x).feasible
+        distance = Distance.to(problem, x)
+        columns, rows = distance.lp_rows(k)
+        cold = solve_lp(problem, extra_rows=rows, extra_columns=columns)
+        warm = hot.solve(distance, k, None)
+        assert warm.objective == pytest.approx(cold.objective, abs=1e-9)
+        assert distance(warm.x[: problem.n_vars]) <= k + 1e-9
 
 
 def test_lb_relax_topk_picks_the_largest_deltas(p0201):

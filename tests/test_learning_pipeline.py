@@ -1,6 +1,5 @@
 """CL-LNS end to end on tiny independent-set instances: collect -> train -> solve, in seconds."""
 import csv
-import subprocess
 import sys
 from pathlib import Path
 
@@ -108,22 +107,27 @@ def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
         solve(tiny_mis(0), CLLNS(tmp_path / "bad.pt"), time_limit=10, iteration_limit=1, seed=0)
 
 
-def test_command_line_collect_train_solve(tmp_path):
+def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
+    """The three apps in-process (as ``lns-collect``, ``lns-train``, ``lns-solve`` would run them)."""
+    from lns.cli import collect, solve as solve_app, train as train_app
+
     instance = tiny_mis(5).write(tmp_path / "inst" / "tiny_mis_5.lp")
     tiny_mis(6).write(tmp_path / "inst" / "tiny_mis_6.lp")
-    run = lambda *args: subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=180,
-                                       cwd=tmp_path)
-    collect = run("lns.cli.collect", f"instances={tmp_path / 'inst'}", f"out_dir={tmp_path / 'samples'}",
-                  "collect_limits.iterations=4", "collect_limits.expert.time_limit=1",
-                  "collect_limits.initial_solution_limit=1", "collect_limits.negative_time_limit=0.5",
-                  "collect_limits.initial_fraction=0.2", "collect_limits.max_failures=1")
-    assert collect.returncode == 0, collect.stderr
-    assert "2 new instance files" in collect.stdout
-    trained = run("lns.cli.train", f"data=[{tmp_path / 'samples'}]", f"checkpoint={tmp_path / 'm.pt'}", "epochs=1",
-                  "batch_size=4", "model.emb_size=16", "model.heads=2", "model.head_channels=4")
-    assert trained.returncode == 0, trained.stderr
-    assert (tmp_path / "m.pt.csv").exists()
-    solved = run("lns.cli.solve", f"instance={instance}", "selector=cl_lns", f"selector.checkpoint={tmp_path / 'm.pt'}",
-                 "time_limit=20", "iteration_limit=2", "progress=none")
-    assert solved.returncode == 0, solved.stderr
-    assert "feasible     True" in solved.stdout
+    monkeypatch.chdir(tmp_path)
+
+    def run(app, *overrides):
+        monkeypatch.setattr(sys, "argv", [app.__name__, *overrides])
+        app.main()
+        return capsys.readouterr().out
+
+    out = run(collect, "instances=inst", "out_dir=samples", "collect_limits.iterations=4",
+              "collect_limits.expert.time_limit=1", "collect_limits.initial_solution_limit=1",
+              "collect_limits.negative_time_limit=0.5", "collect_limits.initial_fraction=0.2",
+              "collect_limits.max_failures=1")
+    assert "2 new instance files" in out
+    out = run(train_app, "data=[samples]", "checkpoint=m.pt", "epochs=1", "batch_size=4", "model.emb_size=16",
+              "model.heads=2", "model.head_channels=4")
+    assert "best epoch 0" in out and Path("m.pt.csv").exists()
+    out = run(solve_app, f"instance={instance}", "selector=cl_lns", "selector.checkpoint=m.pt", "time_limit=20",
+              "iteration_limit=2", "progress=none")
+    assert "feasible     True" in out and "(cl_lns)" in out

@@ -1,0 +1,66 @@
+"""What CL-LNS adds to an LNS iteration: feature update and inference, against the sub-solve.
+
+For each instance: the static features (root LP included, once per problem), then
+``--repeats`` times the per-iteration work of the selector (dynamic feature update, graph
+tensors, network inference, top-k) and one sub-solve of a CL-LNS neighborhood of 20% of the
+integer variables at the loop's default limit (10 s). Medians are printed.
+
+Example (as reported)::
+
+    python benchmarks/cl_lns_overhead.py data/mis_test/mis_1500_1000.mps.gz data/mvc_test/mvc_500_1000.mps.gz
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import lns  # noqa: F401  (first: importing heuristics before lns runs into the heuristics.base <-> lns.api cycle)
+from heuristics.base import SearchState
+from heuristics.cl_lns import CLLNS
+from learning.features import FeatureExtractor
+from lns.problem import read_problem
+from lns.scip_solver import ScipSolver
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("instances", nargs="+")
+    parser.add_argument("--checkpoint", default="mis")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--subsolve-limit", type=float, default=10.0)
+    args = parser.parse_args(argv)
+    print("| instance | vars | cons nodes | edges | static features (s) | observe (ms) | selector call (ms) "
+          "| sub-solve (s) |\n|---|---|---|---|---|---|---|---|")
+    for path in args.instances:
+        problem = read_problem(path)
+        solver = ScipSolver(problem)
+        start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
+        began = time.perf_counter()
+        extractor = FeatureExtractor(problem)
+        static = time.perf_counter() - began
+        observe = []
+        for _ in range(args.repeats):
+            began = time.perf_counter()
+            extractor.observe(start, [start, start])
+            observe.append(time.perf_counter() - began)
+        selector = CLLNS(args.checkpoint)
+        selector.setup(problem)
+        state = SearchState(problem, start, problem.objective_value(start), [start])
+        size = int(0.2 * len(problem.integer_indices))
+        calls = []
+        for _ in range(args.repeats):
+            began = time.perf_counter()
+            neighborhood = selector(state, size, np.random.default_rng(0))
+            calls.append(time.perf_counter() - began)
+        fixed_mask = problem.integer_mask.copy()
+        fixed_mask[neighborhood.free] = False
+        outcome = solver.solve(time_limit=args.subsolve_limit, seed=0, fixed=np.flatnonzero(fixed_mask), start=start)
+        print(f"| {problem.name} | {problem.n_vars} | {extractor.matrix.shape[0]} | {extractor.matrix.nnz} "
+              f"| {static:.3f} | {1e3 * np.median(observe):.2f} | {1e3 * np.median(calls):.1f} "
+              f"| {outcome.solve_time:.2f} ({outcome.status}) |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

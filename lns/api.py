@@ -11,6 +11,7 @@ import numpy as np
 from heuristics.base import Selector
 from heuristics.registry import make_selector
 from lns.errors import InfeasibleProblemError, SolutionFileError, UnboundedProblemError, UnknownNameError
+from lns.interrupt import InterruptGuard
 from lns.loop import DEADLINE_MARGIN, SEED_BOUND, Incumbent, LNSConfig, run_lns
 from lns.problem import Problem, instance_name, problem_from_scip, read_scip_model
 from lns.progress import ImprovementLogger
@@ -98,18 +99,19 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     records, dual_bound = [], None
     used_method = method if len(problem.integer_indices) else "scip"
     try:
-        if used_method == "scip":
-            if method == "lns":
-                log.info("%s has no integer variables: solved directly by SCIP", problem.name)
-            stop_reason, dual_bound = _solve_whole(problem, solver, incumbent, deadline, rng, config)
-            if stop_reason == "optimal" and method == "lns":
-                stop_reason = "no_integer_variables"
-        else:
-            stop_reason = _initial_solution(problem, solver, incumbent, initial_solution, deadline, rng, config)
-            if stop_reason is None:
-                records, stop_reason = run_lns(problem, selector, solver, incumbent, config=config, rng=rng,
-                                               deadline=deadline, iteration_limit=iteration_limit,
-                                               callbacks=callbacks)
+        with InterruptGuard():
+            if used_method == "scip":
+                if method == "lns":
+                    log.info("%s has no integer variables: solved directly by SCIP", problem.name)
+                stop_reason, dual_bound = _solve_whole(problem, solver, incumbent, deadline, rng, config)
+                if stop_reason == "optimal" and method == "lns":
+                    stop_reason = "no_integer_variables"
+            else:
+                stop_reason = _initial_solution(problem, solver, incumbent, initial_solution, deadline, rng, config)
+                if stop_reason is None:
+                    records, stop_reason = run_lns(problem, selector, solver, incumbent, config=config, rng=rng,
+                                                   deadline=deadline, iteration_limit=iteration_limit,
+                                                   callbacks=callbacks)
     except KeyboardInterrupt:
         stop_reason = "interrupted"
     if incumbent.x is None:
@@ -160,9 +162,7 @@ def _raise_if_proven_empty(problem: Problem, status: str) -> None:
 def _solve_whole(problem, solver, incumbent, deadline, rng, config) -> tuple[str, float | None]:
     """Plain SCIP on the whole problem until the deadline; returns the stop reason and dual bound."""
     outcome = solver.solve(time_limit=deadline - time.perf_counter() - DEADLINE_MARGIN,
-                           seed=int(rng.integers(SEED_BOUND)))
-    for found in outcome.found:
-        incumbent.offer(found.x, found.time, -1, 0, "initial")
+                           seed=int(rng.integers(SEED_BOUND)), on_found=incumbent.initial_offer)
     _raise_if_proven_empty(problem, outcome.status)
     reasons = {"optimal": "optimal", "userinterrupt": "interrupted"}
     return reasons.get(outcome.status, "time_limit"), outcome.dual_bound
@@ -183,9 +183,7 @@ def _initial_solution(problem, solver, incumbent, initial_solution, deadline, rn
     if config.initial_time_limit is not None:
         time_left = min(time_left, config.initial_time_limit)
     outcome = solver.solve(time_limit=time_left, seed=int(rng.integers(SEED_BOUND)),
-                           solution_limit=config.initial_solution_limit)
-    for found in outcome.found:
-        incumbent.offer(found.x, found.time, -1, 0, "initial")
+                           solution_limit=config.initial_solution_limit, on_found=incumbent.initial_offer)
     _raise_if_proven_empty(problem, outcome.status)
     if outcome.status == "optimal":
         return "optimal"

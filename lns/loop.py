@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from heuristics.base import SearchState, Selector
+from lns.errors import UnboundedProblemError
+from lns.interrupt import active_guard
 from lns.neighborhood_size import AdaptiveSize
 from lns.problem import Problem
 from lns.result import Callback, Improvement, IterationRecord
@@ -83,6 +85,10 @@ class Incumbent:
         self.history: list = []
         self.trajectory: list = []
 
+    def initial_offer(self, found) -> bool:
+        """Offer a solution of the initial (or plain) SCIP solve, a :class:`FoundSolution`."""
+        return self.offer(found.x, found.time, -1, 0, "initial")
+
     def offer(self, x: np.ndarray, found_at: float, iteration: int, size: int, source: str) -> bool:
         """Accept ``x`` if it is feasible for the original problem and improves; return whether it did."""
         x = self.problem.round_integers(x)
@@ -118,9 +124,12 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent:
     records: list = []
     failures = 0
     iteration = 0
+    guard = active_guard()
     try:
         selector.setup(problem)
         while True:
+            if guard is not None and guard.requested:
+                return records, "interrupted"
             if iteration_limit is not None and iteration >= iteration_limit:
                 return records, "iteration_limit"
             if deadline - time.perf_counter() <= DEADLINE_MARGIN:
@@ -142,10 +151,15 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent:
             if time_left <= 0:
                 return records, "time_limit"
             seed = int(rng.integers(SEED_BOUND))
+            accepted = []
+
+            def offer(found, iteration=iteration, size=len(neighborhood.free)):
+                accepted.append(incumbent.offer(found.x, found.time, iteration, size, "subsolve"))
+
             try:
                 outcome = solver.solve(time_limit=min(config.iteration_time_limit, time_left), seed=seed,
                                        fixed=np.flatnonzero(fixed_mask), start=incumbent.x,
-                                       node_limit=config.iteration_node_limit)
+                                       node_limit=config.iteration_node_limit, on_found=offer)
             except Exception as error:  # a failing sub-solve must not lose the incumbent
                 failures += 1
                 log.warning("%s: sub-solve of iteration %d failed: %s", problem.name, iteration, error)
@@ -155,8 +169,7 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent:
             else:
                 failures = 0
                 status, solve_time = outcome.status, outcome.solve_time
-                for found in outcome.found:
-                    improved |= incumbent.offer(found.x, found.time, iteration, len(neighborhood.free), "subsolve")
+                improved |= any(accepted)
             record = IterationRecord(iteration, selector.name, len(neighborhood.free), target, status, select_time,
                                      solve_time, before, incumbent.objective, improved,
                                      time.perf_counter() - incumbent.started)
@@ -166,6 +179,8 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent:
             iteration += 1
             if status == "userinterrupt":
                 return records, "interrupted"
+            if status in ("unbounded", "inforunbd"):  # a restriction with a feasible point is unbounded
+                raise UnboundedProblemError(f"{problem.source or problem.name}: SCIP proved the problem unbounded")
             if status == "optimal" and not fixed_mask.any():
                 return records, "optimal"
             size_rule.update(improved, timed_out=status == "timelimit")

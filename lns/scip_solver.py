@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
+from lns.interrupt import active_guard
 from lns.problem import Problem
 
 #: SCIP statuses after which no solution can exist in the searched space.
@@ -78,6 +79,7 @@ class _SolutionRecorder(Eventhdlr):
         super().__init__()
         self.solver = solver
         self.found: list = []
+        self.on_found = None
 
     def eventinit(self):
         self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
@@ -92,7 +94,10 @@ class _SolutionRecorder(Eventhdlr):
             return
         x = np.array([self.model.getSolVal(sol, v) for v in self.solver.variables], dtype=float)
         x = self.solver.problem.round_integers(x)
-        self.found.append(FoundSolution(now, self.solver.problem.objective_value(x), x))
+        found = FoundSolution(now, self.solver.problem.objective_value(x), x)
+        self.found.append(found)
+        if self.on_found is not None:
+            self.on_found(found)
 
 
 class ScipSolver:
@@ -126,7 +131,7 @@ class ScipSolver:
         if [v.name for v in self.variables] != list(problem.var_names):
             raise ValueError(f"the SCIP model of {problem.name} does not list the problem's variables in order")
         self.model.setIntParam("parallel/maxnthreads", threads)
-        self.model.setBoolParam("misc/catchctrlc", True)
+        self.model.setBoolParam("misc/catchctrlc", False)  # lns.interrupt handles Ctrl-C
         for name, value in (params or {}).items():
             self.model.setParam(name, value)
         self.total_solve_time = 0.0
@@ -134,7 +139,8 @@ class ScipSolver:
         self.model.includeEventhdlr(self._recorder, "lns_recorder", "records every new best solution")
 
     def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
-              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1) -> SolveOutcome:
+              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
+              on_found=None) -> SolveOutcome:
         """Solve with ``fixed`` variables held at their ``start`` values.
 
         Parameters
@@ -152,6 +158,8 @@ class ScipSolver:
             Stop after this many solutions were found (-1: no limit).
         node_limit : int
             Stop after this many branch-and-bound nodes (-1: no limit), for runs that repeat exactly.
+        on_found : callable, optional
+            Called with each :class:`FoundSolution` as SCIP finds it, so that progress shows live.
         """
         model = self.model
         fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
@@ -159,6 +167,7 @@ class ScipSolver:
             raise ValueError("fixing variables needs a start solution to fix them at")
         model.freeTransform()
         self._recorder.found = []
+        self._recorder.on_found = on_found
         changed = []
         try:
             for j in fixed:
@@ -166,17 +175,24 @@ class ScipSolver:
                 changed.append((var, var.getLbOriginal(), var.getUbOriginal()))
                 model.chgVarLb(var, value)
                 model.chgVarUb(var, value)
-            model.setRealParam("limits/time", max(0.01, float(time_limit)))
+            model.setRealParam("limits/time", min(1e20, max(0.01, float(time_limit))))
             model.setIntParam("limits/solutions", solution_limit)
             model.setLongintParam("limits/nodes", node_limit)
             model.setIntParam("randomization/randomseedshift", int(seed))
             if start is not None:
                 self._add_start(start)
+            guard = active_guard()
+            if guard is not None and guard.requested:
+                return SolveOutcome("userinterrupt")
             began = time.perf_counter()
-            model.optimize()
+            if guard is None:
+                model.optimize()
+            else:
+                with guard.solving(model):
+                    model.optimizeNogil()
             solve_time = time.perf_counter() - began
             self.total_solve_time += solve_time
-            status = model.getStatus()
+            status = "userinterrupt" if guard is not None and guard.requested else model.getStatus()
             dual_bound = model.getDualbound() if model.getStage() >= 3 else float("nan")
             return SolveOutcome(status, list(self._recorder.found), solve_time, dual_bound)
         finally:

@@ -1,0 +1,205 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from helpers import knapsack, miplib, mixed_problem
+from lns import (InfeasibleProblemError, Problem, SolutionFileError, UnboundedProblemError, UnknownNameError,
+                 read_problem, solve)
+from lns.result import Callback
+from lns.scip_solver import ScipSolver
+from lns.solu import known_objective
+from lns.solution_file import read_sol
+
+# Small neighbourhoods first, growing to the whole problem: the last iterations prove optimality.
+EXACT = dict(initial_fraction=0.3, growth=2.0, max_fraction=1.0, iteration_node_limit=100000)
+
+
+@pytest.mark.parametrize("name", ["bell5", "p0201", "p0282"])
+def test_reaches_known_optimum_under_an_iteration_limit(name):
+    result = solve(miplib(name), iteration_limit=40, seed=0, time_limit=None, **EXACT)
+    assert result.status == "optimal" and result.stop_reason == "optimal"
+    assert result.objective == pytest.approx(known_objective(miplib(name)), rel=1e-6)
+    assert result.feasibility.feasible
+
+
+def test_every_solution_is_feasible_and_the_trajectory_improves():
+    result = solve(miplib("p0201"), iteration_limit=15, seed=3, initial_fraction=0.1)
+    problem = read_problem(miplib("p0201"))
+    assert problem.check(result.x).feasible
+    assert result.objective == pytest.approx(problem.objective_value(result.x))
+    objectives = [value for _, value in result.trajectory]
+    assert objectives == sorted(objectives, reverse=True) and len(set(objectives)) == len(objectives)
+    times = [t for t, _ in result.trajectory]
+    assert times == sorted(times)
+    assert objectives[-1] == result.objective
+    assert result.solution[problem.var_names[0]] == result.x[0]
+
+
+def test_same_seed_and_iteration_limit_repeat_exactly():
+    runs = [solve(miplib("misc07"), iteration_limit=12, seed=7, initial_fraction=0.2, iteration_node_limit=500)
+            for _ in range(2)]
+    assert [v for _, v in runs[0].trajectory] == [v for _, v in runs[1].trajectory]
+    assert [r.neighborhood_size for r in runs[0].iterations] == [r.neighborhood_size for r in runs[1].iterations]
+    np.testing.assert_array_equal(runs[0].x, runs[1].x)
+
+
+def test_maximisation_reaches_the_knapsack_optimum():
+    result = solve(knapsack("maximize"), iteration_limit=10, **EXACT)
+    assert result.objective == pytest.approx(23.0)
+    assert result.solution == {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.0}
+
+
+def test_general_integers_and_continuous_variables():
+    result = solve(mixed_problem(), iteration_limit=10, **EXACT)
+    assert result.objective == pytest.approx(-14.25)
+    assert result.status == "optimal"
+
+
+def test_time_limit_is_kept_and_counts_everything():
+    result = solve(miplib("air05"), time_limit=3.0, seed=0)
+    assert result.stop_reason == "time_limit"
+    assert result.runtime < 3.0 + 1.0
+    assert result.x is not None and result.feasibility.feasible
+    assert result.trajectory[-1][0] <= result.runtime
+
+
+def test_plain_scip_method_gives_a_like_for_like_result():
+    result = solve(miplib("p0201"), method="scip", time_limit=30)
+    assert result.method == "scip" and result.selector is None and result.iterations == []
+    assert result.status == "optimal" and result.objective == pytest.approx(7615)
+    assert result.dual_bound == pytest.approx(7615)
+    assert len(result.trajectory) >= 1 and result.trajectory[-1][1] == result.objective
+
+
+def test_problem_without_integer_variables_is_solved_directly(caplog):
+    problem = Problem(name="lp", var_names=("x", "y"), var_types=np.array(["C", "C"]), lower=np.zeros(2),
+                      upper=np.array([4.0, 4.0]), objective=np.array([-1.0, -2.0]), objective_offset=0.0,
+                      sense="minimize", matrix=sp.csr_matrix(np.array([[1.0, 1.0]])), row_lower=np.array([-np.inf]),
+                      row_upper=np.array([5.0]), row_names=("c",))
+    with caplog.at_level("INFO", logger="lns"):
+        result = solve(problem)
+    assert "no integer variables: solved directly by SCIP" in caplog.text
+    assert result.stop_reason == "no_integer_variables" and result.status == "optimal"
+    assert result.objective == pytest.approx(-9.0)
+
+
+def _one_row(lower, upper, var_upper=1.0, vtype="B", sense="minimize", objective=1.0):
+    return Problem(name="tiny", var_names=("x",), var_types=np.array([vtype]), lower=np.zeros(1),
+                   upper=np.array([var_upper]), objective=np.array([objective]), objective_offset=0.0, sense=sense,
+                   matrix=sp.csr_matrix(np.array([[1.0]])), row_lower=np.array([lower]), row_upper=np.array([upper]),
+                   row_names=("c",))
+
+
+def test_infeasible_problem_raises_a_typed_error(tmp_path):
+    path = _one_row(2.0, np.inf).write(tmp_path / "infeasible.lp")
+    with pytest.raises(InfeasibleProblemError, match="infeasible.lp: SCIP proved the problem infeasible"):
+        solve(path, time_limit=10)
+
+
+def test_unbounded_problem_raises_a_typed_error(tmp_path):
+    path = _one_row(0.0, np.inf, var_upper=np.inf, vtype="I", sense="maximize").write(tmp_path / "unbounded.lp")
+    with pytest.raises(UnboundedProblemError, match="unbounded.lp"):
+        solve(path, time_limit=10)
+
+
+def test_no_solution_within_the_budget_is_a_status_not_a_crash():
+    result = solve(miplib("air05"), time_limit=0.05)
+    assert result.status == "no_solution" and result.objective is None and result.x is None
+
+
+def test_unknown_names_and_options_are_rejected():
+    with pytest.raises(UnknownNameError, match=r"Could not resolve selector 'nope' among choices \[.*'random'"):
+        solve(miplib("p0201"), selector="nope")
+    with pytest.raises(UnknownNameError, match="method 'gurobi'"):
+        solve(miplib("p0201"), method="gurobi")
+    with pytest.raises(TypeError, match=r"unknown options \['bogus'\]"):
+        solve(miplib("p0201"), bogus=1)
+
+
+def test_initial_solution_from_a_sol_file_and_out(tmp_path):
+    first = solve(miplib("p0201"), iteration_limit=2, out=tmp_path / "first.sol")
+    problem = read_problem(miplib("p0201"))
+    np.testing.assert_array_equal(read_sol(tmp_path / "first.sol", problem), first.x)
+    again = solve(miplib("p0201"), iteration_limit=3, initial_solution=tmp_path / "first.sol")
+    assert again.trajectory[0][1] == first.objective
+    assert problem.is_better(again.objective, first.objective) or again.objective == first.objective
+
+
+def test_sol_file_is_readable_by_scip(tmp_path):
+    result = solve(miplib("p0201"), iteration_limit=2)
+    result.write_sol(tmp_path / "best.sol")
+    solver = ScipSolver(read_problem(miplib("p0201")))
+    solution = solver.model.readSolFile(str(tmp_path / "best.sol"))
+    assert solver.model.getSolObjVal(solution, original=True) == pytest.approx(result.objective)
+
+
+def test_bad_initial_solutions_are_named(tmp_path):
+    bad = tmp_path / "bad.sol"
+    bad.write_text("objective value: 3\nnot_a_variable 1\n")
+    with pytest.raises(SolutionFileError, match="bad.sol:2: variable 'not_a_variable' is not in problem p0201"):
+        solve(miplib("p0201"), initial_solution=bad)
+    with pytest.raises(SolutionFileError, match="missing.sol: no such file"):
+        solve(miplib("p0201"), initial_solution=tmp_path / "missing.sol")
+    zeros = tmp_path / "zeros.sol"
+    zeros.write_text("")
+    with pytest.raises(SolutionFileError, match="zeros.sol: not feasible for p0201"):
+        solve(miplib("p0201"), initial_solution=zeros)
+
+
+class _InterruptAfter(Callback):
+    def __init__(self, iterations):
+        self.iterations = iterations
+
+    def on_iteration(self, record):
+        if record.iteration + 1 >= self.iterations:
+            raise KeyboardInterrupt
+
+
+def test_interrupt_returns_the_best_solution_and_writes_out(tmp_path):
+    result = solve(miplib("air05"), time_limit=60, callbacks=[_InterruptAfter(3)], out=tmp_path / "best.sol")
+    assert result.stop_reason == "interrupted" and len(result.iterations) == 3
+    assert result.x is not None and result.feasibility.feasible
+    assert (tmp_path / "best.sol").exists()
+
+
+def test_failing_sub_solves_keep_the_incumbent(monkeypatch):
+    calls = {"n": 0}
+    original = ScipSolver.solve
+
+    def flaky(self, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > 1 and calls["n"] % 2 == 0:
+            raise RuntimeError("simulated SCIP failure")
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(ScipSolver, "solve", flaky)
+    result = solve(miplib("p0201"), iteration_limit=8)
+    statuses = [r.status for r in result.iterations]
+    assert statuses.count("error") == 4 and len(statuses) == 8
+    assert result.x is not None and result.feasibility.feasible
+
+
+def test_repeated_failures_stop_the_run(monkeypatch):
+    original = ScipSolver.solve
+
+    def broken(self, **kwargs):
+        if kwargs.get("fixed") is not None:
+            raise RuntimeError("simulated SCIP failure")
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(ScipSolver, "solve", broken)
+    result = solve(miplib("p0201"), iteration_limit=50, max_failures=3)
+    assert result.stop_reason == "failures" and len(result.iterations) == 2
+    assert result.x is not None
+
+
+def test_iteration_records_and_dataframe():
+    result = solve(miplib("p0201"), iteration_limit=5)
+    frame = result.to_dataframe()
+    assert list(frame["iteration"]) == [0, 1, 2, 3, 4]
+    assert set(frame.columns) >= {"selector", "neighborhood_size", "status", "select_time", "solve_time",
+                                  "objective_before", "objective_after", "improved"}
+    stats = result.statistics()
+    assert stats["neighborhood_size"].shape == (5,)
+    assert (frame["objective_after"] <= frame["objective_before"]).all()
+    assert 0 < result.solver_time < result.runtime

@@ -24,14 +24,11 @@ DEFAULT_CHECKPOINT = PRETRAINED_DIR / "mis.pt"
 
 
 def resolve_checkpoint(checkpoint: str | Path) -> Path:
-    """An existing path as it is; else a shipped model by file name or stem (``"mvc"``, ``"mvc.pt"``)."""
+    """An existing path as it is; a bare name is a shipped model (``"mvc"``, ``"mvc.pt"`` -> ``learning/pretrained/mvc.pt``)."""
     path = Path(checkpoint)
-    if path.exists():
+    if path.exists() or len(path.parts) != 1:
         return path
-    for candidate in (PRETRAINED_DIR / path.name, PRETRAINED_DIR / f"{path.name}.pt"):
-        if candidate.is_file():
-            return candidate
-    return path
+    return PRETRAINED_DIR / (path.name if path.suffix == ".pt" else f"{path.name}.pt")
 
 
 def sample_by_scores(scores: np.ndarray, size: int, rng: np.random.Generator, iterations: int = 60) -> np.ndarray:

@@ -131,3 +131,46 @@ def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
     out = run(solve_app, f"instance={instance}", "selector=cl_lns", "selector.checkpoint=m.pt", "time_limit=20",
               "iteration_limit=2", "progress=none")
     assert "feasible     True" in out and "(cl_lns)" in out
+
+
+def _p0201_start():
+    from helpers import miplib
+    from lns.problem import read_problem
+    from lns.scip_solver import ScipSolver
+
+    problem = read_problem(miplib("p0201"))
+    return problem, ScipSolver(problem).solve(time_limit=20, seed=0, solution_limit=1).best.x
+
+
+@pytest.mark.parametrize("build, size", [
+    (lambda: (__import__("helpers").mixed_problem(), np.zeros(5)), 2),
+    (lambda: (__import__("helpers").knapsack("maximize"), np.zeros(4)), 2),
+    (_p0201_start, 40)], ids=["mixed", "knapsack_max", "p0201"])
+def test_cl_lns_meets_the_selector_contract(pipeline, build, size):
+    """The battery of tests/test_selectors.py::test_contract, with a checkpoint trained in the fixture."""
+    root, *_ = pipeline
+    problem, x = build()
+    selector = CLLNS(root / "model.pt")
+    selector.setup(problem)
+    state = SearchState(problem, x, problem.objective_value(x))
+    neighborhood = selector(state, size, np.random.default_rng(3))
+    free = neighborhood.free
+    assert free.dtype.kind == "i" and len(np.unique(free)) == len(free)
+    assert set(free.tolist()) <= set(problem.integer_indices.tolist())
+    assert len(free) == min(size, len(problem.integer_indices))
+    assert neighborhood.solution is None
+    np.testing.assert_array_equal(selector(state, size, np.random.default_rng(3)).free, free)
+
+
+def test_cl_lns_config_composes_with_the_shipped_default():
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+
+    from configs import CONFIG_DIR
+    from heuristics.cl_lns import PRETRAINED_DIR
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        selector = instantiate(compose("solve", overrides=["selector=cl_lns"]).selector)
+        other = instantiate(compose("solve", overrides=["selector=cl_lns", "selector.checkpoint=mvc"]).selector)
+    assert isinstance(selector, CLLNS) and selector.checkpoint == PRETRAINED_DIR / "mis.pt"
+    assert other.checkpoint == PRETRAINED_DIR / "mvc.pt"

@@ -243,7 +243,7 @@ def test_unknown_class_size_and_parameter_are_named_with_the_choices():
 
 BAD = [
     ("mvc", "n_nodes", -5), ("mvc", "affinity", 0), ("mvc", "affinity", 30), ("mvc", "weights", "gaussian"),
-    ("mis", "n_nodes", 0), ("mis", "affinity", -1.0), ("mis", "affinity", 2.5), ("mis", "formulation", "star"),
+    ("mis", "n_nodes", 0), ("mis", "affinity", -1.0), ("mis", "affinity", 25.0), ("mis", "affinity", 2.5), ("mis", "formulation", "star"),
     ("mis", "graph", "grid"),
     ("sc", "n_rows", -1), ("sc", "n_cols", 0), ("sc", "density", 0.0), ("sc", "density", 1.5),
     ("sc", "density", 0.01), ("sc", "max_cost", 0),

@@ -17,6 +17,7 @@ from instances.generators.validation import check_count, check_range, names
 from lns.problem import Problem
 
 _MAX_REJECTED_PER_BID = 100
+_PROPOSALS = 4
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ def draw_auction(params: CAParams, rng: np.random.Generator) -> Auction:
     compat = np.triu(rng.random((n_items, n_items)), k=1)
     compat += compat.T
     compat /= compat.sum(axis=1, keepdims=True)
+    bound = compat.max()
 
     bundles: list[np.ndarray] = []
     prices: list[float] = []
@@ -144,7 +146,11 @@ def draw_auction(params: CAParams, rng: np.random.Generator) -> Auction:
     while len(bundles) < params.n_bids:
         interests = rng.random(n_items)
         private = values + params.max_value * params.value_deviation * (2.0 * interests - 1.0)
-        bundle = _grow(_draw(interests, rng), interests, compat, params.add_item_prob, rng)
+        # the first item by interest, then another while a coin with add_item_prob says so
+        size = min(int(rng.geometric(1.0 - params.add_item_prob)), n_items)
+        first = min(int(np.searchsorted(np.cumsum(interests), rng.random() * interests.sum(), side="right")),
+                    n_items - 1)
+        bundle = _grow(np.array([first]), size, interests, compat, bound, rng)[0]
         price = _price(bundle, private, params)
         if price < 0:
             rejected += 1
@@ -155,7 +161,7 @@ def draw_auction(params: CAParams, rng: np.random.Generator) -> Auction:
         bidder = {tuple(bundle.tolist()): price}
         budget = params.budget_factor * price
         min_resale = params.resale_factor * values[bundle].sum()
-        substitutes = _substitutes(bundle, interests, compat, rng)
+        substitutes = _grow(bundle, bundle.size, interests, compat, bound, rng)
         sub_prices = [_price(sub, private, params) for sub in substitutes]
         for k in np.argsort([-p for p in sub_prices], kind="stable"):
             sub, sub_price = substitutes[k], sub_prices[k]
@@ -172,43 +178,37 @@ def draw_auction(params: CAParams, rng: np.random.Generator) -> Auction:
     return Auction(n_items, bundles, np.array(prices), xor_groups)
 
 
-def _draw(weights: np.ndarray, rng: np.random.Generator) -> int:
-    """An index drawn with probability proportional to ``weights``."""
-    cumulative = np.cumsum(weights)
-    return int(min(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"), len(weights) - 1))
-
-
-def _grow(first: int, interests: np.ndarray, compat: np.ndarray, add_prob: float,
+def _grow(firsts: np.ndarray, size: int, interests: np.ndarray, compat: np.ndarray, bound: float,
           rng: np.random.Generator) -> np.ndarray:
-    """A first bundle: from ``first``, add an item while ``rng.random() < add_prob`` and items are left."""
-    chosen = [int(first)]
-    weights = interests * compat[first]
-    weights[first] = 0.0
-    while len(chosen) < len(interests) and rng.random() < add_prob:
-        item = _draw(weights, rng)
-        chosen.append(item)
-        weights += interests * compat[item]
-        weights[chosen] = 0.0
-    return np.sort(np.array(chosen))
+    """Grow one bundle of ``size`` items from each item of ``firsts``, all at once: shape (k, size), sorted rows.
 
-
-def _substitutes(bundle: np.ndarray, interests: np.ndarray, compat: np.ndarray,
-                 rng: np.random.Generator) -> np.ndarray:
-    """One bundle of ``bundle.size`` items grown from each item of ``bundle``, all at once: shape (k, k), sorted rows."""
-    k = bundle.size
-    chosen = np.empty((k, k), dtype=np.int64)
-    chosen[:, 0] = bundle
-    weights = interests * compat[bundle]
-    rows = np.arange(k)
-    weights[rows, bundle] = 0.0
-    for step in range(1, k):
-        cumulative = np.cumsum(weights, axis=1)
-        threshold = rng.random(k) * cumulative[:, -1]
-        items = np.minimum((cumulative <= threshold[:, None]).sum(axis=1), len(interests) - 1)
-        chosen[:, step] = items
-        weights += interests * compat[items]
-        weights[rows[:, None], chosen[:, :step + 1]] = 0.0
-    return np.sort(chosen, axis=1)
+    The next item of a bundle ``B`` is drawn with probability proportional to
+    ``interest_j * sum_{i in B} c_ij`` over the items not in ``B``, by rejection: propose ``j``
+    with probability proportional to its interest and accept it with probability
+    ``sum_{i in B} c_ij / (|B| bound)`` (``bound``: the largest ``c_ij``) if it is not in ``B``
+    already. About one proposal in two is accepted, and each costs O(|B|) instead of the
+    O(n_items) of drawing from the exact weights.
+    """
+    k = firsts.size
+    members = np.empty((k, size), dtype=np.int64)
+    members[:, 0] = firsts
+    cumulative = np.cumsum(interests)
+    for step in range(1, size):
+        pending = np.arange(k)
+        while pending.size:
+            # _PROPOSALS proposals per bundle at once; the first accepted one is the rejection sampler's draw
+            shape = (pending.size, _PROPOSALS)
+            proposal = np.minimum(np.searchsorted(cumulative, rng.random(shape) * cumulative[-1], side="right"),
+                                  interests.size - 1)
+            current = members[pending, :step, None]
+            affinity = compat[current, proposal[:, None, :]].sum(axis=1)
+            fresh = ~(current == proposal[:, None, :]).any(axis=1)
+            accepted = fresh & (rng.random(shape) * step * bound < affinity)
+            first = accepted.argmax(axis=1)
+            done = accepted[np.arange(pending.size), first]
+            members[pending[done], step] = proposal[done, first[done]]
+            pending = pending[~done]
+    return np.sort(members, axis=1)
 
 
 def _price(bundle: np.ndarray, private: np.ndarray, params: CAParams) -> float:

@@ -49,12 +49,13 @@ class MISParams:
     def __post_init__(self):
         check_count("mis", "n_nodes", self.n_nodes, 2)
         check_choice("mis", "graph", self.graph, GRAPH_MODELS)
-        check_range("mis", "affinity", self.affinity, 0.0, (self.n_nodes - 1) / 2, low_open=True)
+        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert fewer earlier nodes
+        most = (self.n_nodes - 1) / 2 if self.graph == "erdos_renyi" else self.n_nodes - 1
+        check_range("mis", "affinity", self.affinity, 0.0, most, low_open=True)
         check_choice("mis", "formulation", self.formulation, FORMULATIONS)
         check_choice("mis", "weights", self.weights, WEIGHTINGS)
-        if self.graph == "barabasi_albert":
-            if float(self.affinity) != int(self.affinity):
-                raise ValueError(f"mis: affinity must be an integer for barabasi_albert, got {self.affinity!r}")
+        if self.graph == "barabasi_albert" and float(self.affinity) != int(self.affinity):
+            raise ValueError(f"mis: affinity must be an integer for barabasi_albert, got {self.affinity!r}")
 
 
 PRESETS = {

@@ -51,10 +51,8 @@ def distinct_subsets(sizes: np.ndarray, population: int, rng: np.random.Generato
     left_out = complement[groups]
     keep[slot[groups[left_out]], values[left_out]] = False
     dense_slot, dense_values = np.nonzero(keep)
-    groups = np.concatenate([groups[~left_out], dense[dense_slot]])
-    values = np.concatenate([values[~left_out], dense_values])
-    order = np.lexsort((values, groups))
-    return groups[order], values[order]
+    keys = np.sort(np.concatenate([keys[~left_out], dense[dense_slot] * population + dense_values]))
+    return np.divmod(keys, population)
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:

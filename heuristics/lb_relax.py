@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from heuristics.base import Neighborhood, SearchState, Selector
-from heuristics.local_branching import Distance, require_integers
+from heuristics.local_branching import Distance, absolute_value_rows, require_integers
 from heuristics.sizing import fit_to_size
 from lns.lp import METHODS, WARM_START_AVAILABLE, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
 from lns.problem import INTEGER, Problem
@@ -42,15 +42,13 @@ class DistanceLP:
         p = len(self.general)
         self._coefficients = np.zeros(n)
         self._coefficients[integers] = 1.0
-        aux, pairs, ones = np.arange(n, n + p), np.arange(p), np.ones(p)
-        distance_row = sp.csr_matrix(np.concatenate([self._coefficients, ones])[None, :])
-        plus = sp.csr_matrix((np.r_[ones, -ones], (np.r_[pairs, pairs], np.r_[self.general, aux])), shape=(p, n + p))
-        minus = sp.csr_matrix((np.r_[-ones, -ones], (np.r_[pairs, pairs], np.r_[self.general, aux])), shape=(p, n + p))
-        rows = ExtraRows(sp.vstack([distance_row, plus, minus], format="csr"), np.full(1 + 2 * p, -np.inf),
-                         np.full(1 + 2 * p, np.inf))
+        distance_row = sp.csr_matrix(np.concatenate([self._coefficients, np.ones(p)])[None, :])
+        rows = ExtraRows(sp.vstack([distance_row, absolute_value_rows(self.general, n)], format="csr"),
+                         np.full(1 + 2 * p, -np.inf), np.full(1 + 2 * p, np.inf))
         self.lp = WarmLP(problem, extra_rows=rows, extra_columns=ExtraColumns(np.zeros(p), np.zeros(p), np.zeros(p)))
         self.distance_row = m
-        self.plus_rows, self.minus_rows, self.aux = m + 1 + pairs, m + 1 + p + pairs, aux
+        pairs = np.arange(p)
+        self.plus_rows, self.minus_rows, self.aux = m + 1 + pairs, m + 1 + p + pairs, n + pairs
 
     def solve(self, distance: Distance, k: float, time_limit: float | None) -> LPSolution:
         """The LP optimum within ``distance <= k``."""

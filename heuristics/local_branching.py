@@ -83,18 +83,27 @@ class Distance:
         Rows: first the distance row, then ``x_j - d_j <= x*_j`` and ``-x_j - d_j <= -x*_j``
         for each interior general integer ``j``.
         """
-        n, p = len(self.incumbent), len(self.interior)
+        p = len(self.interior)
         columns = ExtraColumns(np.zeros(p), np.zeros(p), np.full(p, np.inf))
-        aux = np.arange(n, n + p)
-        ones, pairs = np.ones(p), np.arange(p)
         distance_row = sp.csr_matrix(np.concatenate([self.coefficients, np.ones(p)])[None, :])
-        plus = sp.csr_matrix((np.r_[ones, -ones], (np.r_[pairs, pairs], np.r_[self.interior, aux])), shape=(p, n + p))
-        minus = sp.csr_matrix((np.r_[-ones, -ones], (np.r_[pairs, pairs], np.r_[self.interior, aux])),
-                              shape=(p, n + p))
         values = self.incumbent[self.interior]
-        rows = ExtraRows(sp.vstack([distance_row, plus, minus], format="csr"),
+        rows = ExtraRows(sp.vstack([distance_row, absolute_value_rows(self.interior, len(self.incumbent))],
+                                   format="csr"),
                          np.full(1 + 2 * p, -np.inf), np.r_[k - self.constant, values, -values])
         return columns, rows
+
+
+def absolute_value_rows(columns: np.ndarray, n: int) -> sp.csr_matrix:
+    """Rows ``x_j - d_g`` then ``-x_j - d_g`` for ``j = columns[g]``, over ``n`` variables and ``d``.
+
+    With right-hand sides ``x*_j`` and ``-x*_j`` they say ``d_g >= |x_j - x*_j|``; the
+    auxiliary column ``d_g`` is column ``n + g``. Shape ``(2p, n + p)``, ``p = len(columns)``.
+    """
+    p = len(columns)
+    pairs, aux, ones = np.arange(p), np.arange(n, n + p), np.ones(p)
+    return sp.csr_matrix((np.r_[ones, -ones, -ones, -ones],
+                          (np.r_[pairs, p + pairs, pairs, p + pairs], np.r_[columns, columns, aux, aux])),
+                         shape=(2 * p, n + p))
 
 
 def require_integers(problem: Problem, selector: str) -> None:

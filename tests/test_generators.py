@@ -154,6 +154,26 @@ def test_auction_item_rows_hold_exactly_their_bids_and_bidder_rows_their_xor_gro
     assert np.all(problem.row_upper == 1) and np.all(np.isneginf(problem.row_lower))
 
 
+def test_auction_bundle_growth_samplers_follow_interest_times_compatibility():
+    from instances.generators.ca import _grow, _grow_exactly
+
+    rng = np.random.default_rng(0)
+    n, draws = 10, 20000
+    interests = rng.random(n)
+    compat = np.triu(rng.random((n, n)), k=1)
+    compat = compat + compat.T
+    compat /= compat.sum(axis=1, keepdims=True)
+    expected = interests * compat[3]
+    expected /= expected.sum()
+    members = np.full((draws, 2), 3)
+    by_rejection = _grow(members[:, 0], 2, interests, compat, compat.max(), rng)
+    exactly = _grow_exactly(members.copy(), interests, compat, rng)
+    for bundles in (by_rejection, exactly):
+        second = np.where(bundles[:, 0] == 3, bundles[:, 1], bundles[:, 0])
+        frequency = np.bincount(second, minlength=n) / draws
+        assert frequency[3] == 0 and np.abs(frequency - expected).max() < 0.015
+
+
 @pytest.mark.parametrize("continuous", [True, False])
 def test_facility_location_demands_capacities_and_links(continuous):
     params = tiny("cfl", continuous_assignment=continuous)
@@ -243,7 +263,8 @@ def test_unknown_class_size_and_parameter_are_named_with_the_choices():
 
 BAD = [
     ("mvc", "n_nodes", -5), ("mvc", "affinity", 0), ("mvc", "affinity", 30), ("mvc", "weights", "gaussian"),
-    ("mis", "n_nodes", 0), ("mis", "affinity", -1.0), ("mis", "affinity", 25.0), ("mis", "affinity", 2.5), ("mis", "formulation", "star"),
+    ("mis", "n_nodes", 0), ("mis", "affinity", -1.0), ("mis", "affinity", 25.0), ("mis", "affinity", 2.5),
+    ("mis", "formulation", "star"),
     ("mis", "graph", "grid"),
     ("sc", "n_rows", -1), ("sc", "n_cols", 0), ("sc", "density", 0.0), ("sc", "density", 1.5),
     ("sc", "density", 0.01), ("sc", "max_cost", 0),

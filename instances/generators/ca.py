@@ -187,11 +187,14 @@ def _grow(firsts: np.ndarray, size: int, interests: np.ndarray, compat: np.ndarr
     with probability proportional to its interest and accept it with probability
     ``sum_{i in B} c_ij / (|B| bound)`` (``bound``: the largest ``c_ij``) if it is not in ``B``
     already. About one proposal in two is accepted, and each costs O(|B|) instead of the
-    O(n_items) of drawing from the exact weights.
+    O(n_items) of drawing from the exact weights. Bundles holding a large share of the items
+    (where proposals keep hitting members) draw from the exact weights instead.
     """
     k = firsts.size
     members = np.empty((k, size), dtype=np.int64)
     members[:, 0] = firsts
+    if 4 * size > interests.size:
+        return _grow_exactly(members, interests, compat, rng)
     cumulative = np.cumsum(interests)
     for step in range(1, size):
         pending = np.arange(k)
@@ -208,6 +211,22 @@ def _grow(firsts: np.ndarray, size: int, interests: np.ndarray, compat: np.ndarr
             done = accepted[np.arange(pending.size), first]
             members[pending[done], step] = proposal[done, first[done]]
             pending = pending[~done]
+    return np.sort(members, axis=1)
+
+
+def _grow_exactly(members: np.ndarray, interests: np.ndarray, compat: np.ndarray,
+                  rng: np.random.Generator) -> np.ndarray:
+    """:func:`_grow` drawing each item from the full weight vectors, O(n_items) per draw; ``members[:, 0]`` set."""
+    k, size = members.shape
+    rows = np.arange(k)
+    weights = interests * compat[members[:, 0]]
+    weights[rows, members[:, 0]] = 0.0
+    for step in range(1, size):
+        cumulative = np.cumsum(weights, axis=1)
+        threshold = rng.random(k) * cumulative[:, -1]
+        members[:, step] = np.minimum((cumulative <= threshold[:, None]).sum(axis=1), interests.size - 1)
+        weights += interests * compat[members[:, step]]
+        weights[rows[:, None], members[:, :step + 1]] = 0.0
     return np.sort(members, axis=1)
 
 

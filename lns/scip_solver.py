@@ -130,6 +130,8 @@ class ScipSolver:
         self.variables = self.model.getVars()
         if [v.name for v in self.variables] != list(problem.var_names):
             raise ValueError(f"the SCIP model of {problem.name} does not list the problem's variables in order")
+        self._lower = np.array([v.getLbOriginal() for v in self.variables])
+        self._upper = np.array([v.getUbOriginal() for v in self.variables])
         self.model.setIntParam("parallel/maxnthreads", threads)
         self.model.setBoolParam("misc/catchctrlc", False)  # lns.interrupt handles Ctrl-C
         for name, value in (params or {}).items():
@@ -168,13 +170,16 @@ class ScipSolver:
         model.freeTransform()
         self._recorder.found = []
         self._recorder.on_found = on_found
-        changed = []
+        raised, lowered = [], []
         try:
-            for j in fixed:
-                var, value = self.variables[j], float(start[j])
-                changed.append((var, var.getLbOriginal(), var.getUbOriginal()))
-                model.chgVarLb(var, value)
-                model.chgVarUb(var, value)
+            if len(fixed):
+                values = start[fixed]
+                raised = fixed[values > self._lower[fixed]].tolist()
+                lowered = fixed[values < self._upper[fixed]].tolist()
+                for j in raised:
+                    model.chgVarLb(self.variables[j], float(start[j]))
+                for j in lowered:
+                    model.chgVarUb(self.variables[j], float(start[j]))
             model.setRealParam("limits/time", min(1e20, max(0.01, float(time_limit))))
             model.setIntParam("limits/solutions", solution_limit)
             model.setLongintParam("limits/nodes", node_limit)
@@ -197,12 +202,13 @@ class ScipSolver:
             return SolveOutcome(status, list(self._recorder.found), solve_time, dual_bound)
         finally:
             model.freeTransform()
-            for var, lb, ub in reversed(changed):
-                model.chgVarLb(var, lb)
-                model.chgVarUb(var, ub)
+            for j in raised:
+                model.chgVarLb(self.variables[j], float(self._lower[j]))
+            for j in lowered:
+                model.chgVarUb(self.variables[j], float(self._upper[j]))
 
     def _add_start(self, start: np.ndarray) -> None:
-        sol = self.model.createSol()
-        for var, value in zip(self.variables, start):
-            self.model.setSolVal(sol, var, float(value))
+        sol = self.model.createSol()  # all zeros
+        for j in np.flatnonzero(start).tolist():
+            self.model.setSolVal(sol, self.variables[j], float(start[j]))
         self.model.addSol(sol, free=True)

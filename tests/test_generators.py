@@ -261,27 +261,25 @@ def test_unknown_class_size_and_parameter_are_named_with_the_choices():
         problem_class("mvc").params("small", nodes=5)
 
 
-BAD = [
-    ("mvc", "n_nodes", -5), ("mvc", "affinity", 0), ("mvc", "affinity", 30), ("mvc", "weights", "gaussian"),
-    ("mis", "n_nodes", 0), ("mis", "affinity", -1.0), ("mis", "affinity", 25.0), ("mis", "affinity", 2.5),
-    ("mis", "formulation", "star"),
-    ("mis", "graph", "grid"),
-    ("sc", "n_rows", -1), ("sc", "n_cols", 0), ("sc", "density", 0.0), ("sc", "density", 1.5),
-    ("sc", "density", 0.01), ("sc", "max_cost", 0),
-    ("ca", "n_items", -2), ("ca", "n_bids", 0), ("ca", "add_item_prob", 1.0), ("ca", "max_value", 0.5),
-    ("ca", "value_deviation", -0.1), ("ca", "integers", "yes"),
-    ("cfl", "n_customers", -1), ("cfl", "n_facilities", 0), ("cfl", "ratio", 0.0), ("cfl", "ratio", -2.0),
-    ("cfl", "continuous_assignment", "yes"),
+BAD = [  # (class, parameter, bad value, other overrides it needs)
+    ("mvc", "n_nodes", -5, {}), ("mvc", "affinity", 0, {}), ("mvc", "affinity", 30, {}),
+    ("mvc", "affinity", 20, {"graph": "erdos_renyi"}), ("mvc", "weights", "gaussian", {}),
+    ("mis", "n_nodes", 0, {}), ("mis", "affinity", -1.0, {}), ("mis", "affinity", 25.0, {}),
+    ("mis", "affinity", 2.5, {"graph": "barabasi_albert"}), ("mis", "formulation", "star", {}),
+    ("mis", "graph", "grid", {}),
+    ("sc", "n_rows", -1, {}), ("sc", "n_cols", 0, {}), ("sc", "density", 0.0, {}), ("sc", "density", 1.5, {}),
+    ("sc", "density", 0.01, {}), ("sc", "max_cost", 0, {}),
+    ("ca", "n_items", -2, {}), ("ca", "n_bids", 0, {}), ("ca", "add_item_prob", 1.0, {}), ("ca", "max_value", 0.5, {}),
+    ("ca", "value_deviation", -0.1, {}), ("ca", "integers", "yes", {}),
+    ("cfl", "n_customers", -1, {}), ("cfl", "n_facilities", 0, {}), ("cfl", "ratio", 0.0, {}),
+    ("cfl", "ratio", -2.0, {}), ("cfl", "continuous_assignment", "yes", {}),
 ]
 
 
-@pytest.mark.parametrize(("name", "field", "value"), BAD)
-def test_bad_parameters_are_rejected_naming_the_parameter(name, field, value):
-    overrides = {field: value}
-    if (name, field, value) == ("mis", "affinity", 2.5):
-        overrides["graph"] = "barabasi_albert"
+@pytest.mark.parametrize(("name", "field", "value", "others"), BAD)
+def test_bad_parameters_are_rejected_naming_the_parameter(name, field, value, others):
     with pytest.raises(ValueError, match=rf"{name}: {field} "):
-        tiny(name, **overrides)
+        tiny(name, **others, **{field: value})
 
 
 # ---------------------------------------------------------------- sets and manifests

@@ -38,11 +38,14 @@ class MVCParams:
 
     def __post_init__(self):
         check_count("mvc", "n_nodes", self.n_nodes, 2)
-        check_count("mvc", "affinity", self.affinity)
         check_choice("mvc", "graph", self.graph, GRAPH_MODELS)
         check_choice("mvc", "weights", self.weights, WEIGHTINGS)
-        if self.graph == "barabasi_albert" and self.affinity >= self.n_nodes:
-            raise ValueError(f"mvc: affinity must be smaller than n_nodes ({self.n_nodes}), got {self.affinity}")
+        check_count("mvc", "affinity", self.affinity)
+        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert fewer earlier nodes
+        most = (self.n_nodes - 1) / 2 if self.graph == "erdos_renyi" else self.n_nodes - 1
+        if self.affinity > most:
+            raise ValueError(f"mvc: affinity must be at most {most:g} for {self.n_nodes} nodes and graph "
+                             f"'{self.graph}', got {self.affinity}")
 
 
 PRESETS = {

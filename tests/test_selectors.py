@@ -284,20 +284,6 @@ def test_lb_relax_rejects_bad_options(options, match):
         LBRelax(**options)
 
 
-def test_selector_configs_compose_and_instantiate():
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
-
-    from configs import CONFIG_DIR
-
-    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        for name in CLASSICAL:
-            selector = instantiate(compose("solve", overrides=[f"selector={name}"]).selector)
-            assert type(selector) is type(make_selector(name))
-        topk = instantiate(compose("solve", overrides=["selector=lb_relax", "selector.variant=topk"]).selector)
-        assert isinstance(topk, LBRelax) and topk.variant == "topk"
-
-
 # --- graph-induced -------------------------------------------------------------------------------------------
 
 def shared_row_graph(problem: Problem, free: np.ndarray) -> sp.csr_matrix:

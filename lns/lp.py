@@ -7,17 +7,18 @@ one :class:`LPSolution`. :class:`WarmLP` keeps such an LP in HiGHS between solve
 after changing some rows or bounds in place, HiGHS restarts from the last optimal
 basis (a hot start).
 
-Why HiGHS through :func:`scipy.optimize.linprog`: measured on this machine
-(single thread, cold start, model building included) the root LP of ``air05``
-takes 0.4-0.5 s with HiGHS (dual simplex, ``"highs-ds"``; ``"highs"`` lets HiGHS
-choose) against 2.2 s with SCIP's LP solver (presolving off; 3.5 s with
-presolving); on ``seymour`` 0.34 s with HiGHS's interior point (``"highs-ipm"``,
-with crossover, so duals are vertex duals), 1.1 s with HiGHS's simplex and 1.4 s
-with SCIP. :func:`scipy.optimize.linprog` takes no starting basis; :class:`WarmLP`
-uses the HiGHS object that scipy bundles (``scipy.optimize._highspy``, a private
-module: where it is missing, :data:`WARM_START_AVAILABLE` is ``False``). Re-solving the
-Local Branching LP of air05 or seymour for a new incumbent (only the distance row
-changes) takes 0.01-0.09 s hot against 0.7-1.8 s cold.
+Why HiGHS through :func:`scipy.optimize.linprog`: measured on this machine (single
+thread, cold start, model building included; ``benchmarks/lp_solvers.py``) the root LP
+of ``air05`` takes 0.4-0.8 s with HiGHS (``"highs"`` lets HiGHS choose, ``"highs-ds"``
+is its dual simplex) against 2.2-3.0 s with SCIP's LP solver (presolving off; 3.5 s
+with presolving); on ``seymour`` 0.34-0.39 s with HiGHS's interior point
+(``"highs-ipm"``, with crossover, so duals are vertex duals), 1.1-1.5 s with HiGHS's
+simplex and 1.4-1.6 s with SCIP. :func:`scipy.optimize.linprog` takes no starting
+basis; :class:`WarmLP` uses the HiGHS object that scipy bundles
+(``scipy.optimize._highspy``, a private module: where it is missing,
+:data:`WARM_START_AVAILABLE` is ``False``). Re-solving the Local Branching LP of air05
+or seymour for the next incumbent of a run (only the distance row changes) takes
+0.01-0.1 s hot against 0.6-1.8 s cold.
 
 Sign conventions
 ----------------

@@ -22,7 +22,6 @@ import logging
 
 import numpy as np
 
-import lns  # noqa: F401  (first: importing heuristics before lns runs into the heuristics.base <-> lns.api cycle)
 from heuristics.registry import SELECTORS
 from instances.bundled import resolve_instance
 from lns.api import solve

@@ -29,7 +29,6 @@ import time
 
 import numpy as np
 
-import lns  # noqa: F401  (first: importing heuristics before lns runs into the heuristics.base <-> lns.api cycle)
 from heuristics.base import SearchState
 from heuristics.lb_relax import LBRelax
 from heuristics.local_branching import FRESH_START, LocalBranching

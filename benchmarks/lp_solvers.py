@@ -18,7 +18,6 @@ import time
 
 import numpy as np
 
-import lns  # noqa: F401  (first: importing heuristics before lns runs into the heuristics.base <-> lns.api cycle)
 from heuristics.lb_relax import DistanceLP
 from heuristics.local_branching import Distance
 from instances.bundled import resolve_instance

@@ -134,6 +134,8 @@ class ScipSolver:
         self._upper = np.array([v.getUbOriginal() for v in self.variables])
         self.model.setIntParam("parallel/maxnthreads", threads)
         self.model.setBoolParam("misc/catchctrlc", False)  # lns.interrupt handles Ctrl-C
+        # Each solve starts fresh: SCIP would otherwise carry the last solve's solutions into the next one.
+        self.model.setBoolParam("misc/transsolsorig", False)
         for name, value in (params or {}).items():
             self.model.setParam(name, value)
         self.total_solve_time = 0.0

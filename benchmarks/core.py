@@ -4,8 +4,9 @@ For each instance, both methods run one after the other under the same wall-cloc
 (reading included). Printed per instance: primal gap at the end and primal integral
 (Berthold 2013, in seconds, against the ``.solu`` optimum), seconds to the first solution
 and to the first LNS improvement, and the overhead fraction of the LNS run, i.e. the share
-of wall time spent outside SCIP's ``optimize()`` (reading, selection, fixing bounds,
-warm starts, feasibility checks): ``1 - solver_time / runtime``.
+of wall time spent outside SCIP (reading, selection, fixing bounds, warm starts, feasibility
+checks): ``1 - solver_time / runtime``, where ``solver_time`` counts SCIP's ``optimize()``
+and its ``freeTransform()`` after each solve.
 
     python benchmarks/core.py                       # open MIPLIB set, 60 s: about 18 minutes
     python benchmarks/core.py --instances air05 seymour --time-limit 60

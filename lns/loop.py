@@ -58,9 +58,9 @@ class LNSConfig:
     initial_fraction: float = 0.2
     growth: float = 1.02
     max_fraction: float = 0.5
-    shrink: float | None = 0.9
+    shrink: float | None = 0.5
     min_size: int = 2
-    iteration_time_limit: float = 10.0
+    iteration_time_limit: float = 5.0
     iteration_node_limit: int = -1
     initial_time_limit: float | None = None
     initial_solution_limit: int = 1

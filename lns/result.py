@@ -121,8 +121,9 @@ class Result:
     dual_bound : float or None
         A proven bound, where SCIP gave one (plain SCIP runs).
     solver_time : float
-        Seconds spent inside SCIP's solves (initial solution and sub-solves); ``runtime -
-        solver_time`` is the time spent outside SCIP (reading, selecting, fixing, checking).
+        Seconds spent inside SCIP's solves (initial solution and sub-solves, each with the
+        freeing of its transformed problem); ``runtime - solver_time`` is the time spent
+        outside SCIP (reading, selecting, fixing bounds, checking solutions).
     """
 
     instance: str

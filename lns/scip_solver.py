@@ -119,8 +119,11 @@ class ScipSolver:
     Attributes
     ----------
     total_solve_time : float
-        Seconds spent inside SCIP's ``optimize()`` over all solves so far; the rest of a run's
-        wall time is the loop's own overhead.
+        Seconds spent inside SCIP's ``optimize()`` over all solves so far.
+    total_reset_time : float
+        Seconds SCIP spent freeing each solve's transformed problem (``freeTransform``), the
+        price of re-solving one model; the rest of a run's wall time is the loop's own
+        (Python) overhead.
     """
 
     def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None):
@@ -139,6 +142,7 @@ class ScipSolver:
         for name, value in (params or {}).items():
             self.model.setParam(name, value)
         self.total_solve_time = 0.0
+        self.total_reset_time = 0.0
         self._recorder = _SolutionRecorder(self)
         self.model.includeEventhdlr(self._recorder, "lns_recorder", "records every new best solution")
 
@@ -203,7 +207,9 @@ class ScipSolver:
             dual_bound = model.getDualbound() if model.getStage() >= 3 else float("nan")
             return SolveOutcome(status, list(self._recorder.found), solve_time, dual_bound)
         finally:
+            began = time.perf_counter()
             model.freeTransform()
+            self.total_reset_time += time.perf_counter() - began
             for j in raised:
                 model.chgVarLb(self.variables[j], float(self._lower[j]))
             for j in lowered:

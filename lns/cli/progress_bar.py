@@ -30,6 +30,13 @@ class ProgressBar(Callback):
         self.iteration, self.size = record.iteration + 1, record.neighborhood_size
         self._draw()
 
+    def filter(self, record) -> bool:
+        """A ``logging`` filter: wipe the bar's line so that a log line printed next stands alone."""
+        self.stream.write("\r\x1b[K")
+        self.stream.flush()
+        self._drawn = 0.0
+        return True
+
     def close(self) -> None:
         self._draw(force=True)
         self.stream.write("\n")

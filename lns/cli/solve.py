@@ -27,11 +27,16 @@ def main(cfg: DictConfig) -> None:
     options = OmegaConf.to_container(cfg.lns, resolve=True)
     show_bar = cfg.progress == "bar" or (cfg.progress == "auto" and sys.stderr.isatty())
     bar = ProgressBar(cfg.time_limit, optimum) if show_bar else None
+    handlers = [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)] if bar else []
+    for handler in handlers:
+        handler.addFilter(bar)
     try:
         result = solve(instance, selector, method=cfg.method, time_limit=cfg.time_limit,
                        iteration_limit=cfg.iteration_limit, seed=cfg.seed, initial_solution=cfg.initial_solution,
                        out=cfg.out, optimum=optimum, callbacks=[bar] if bar else None, **options)
     finally:
+        for handler in handlers:
+            handler.removeFilter(bar)
         if bar:
             bar.close()
     lines = [f"instance     {result.instance}",

@@ -76,13 +76,21 @@ class Selector(ABC):
     """Base class of neighborhood selectors.
 
     Subclasses set ``name`` (their registry name) and implement :meth:`__call__`. They may
-    override :meth:`setup` for work done once per problem; its time counts in the budget.
+    override :meth:`setup` for work done once per problem (its time counts in the budget)
+    and :meth:`update` to learn from each iteration's outcome.
     """
 
     name: str = "selector"
 
     def setup(self, problem: Problem) -> None:
         """Prepare for ``problem`` (called once before the first iteration)."""
+
+    def update(self, record) -> None:
+        """Learn from the outcome of the iteration that used this selector's last neighborhood.
+
+        ``record`` is the iteration's :class:`lns.result.IterationRecord` (improved or not,
+        sub-solve status and times). Adaptive selectors override it; the default ignores it.
+        """
 
     @abstractmethod
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:

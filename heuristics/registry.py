@@ -17,6 +17,7 @@ SELECTORS = {
     "graph": "heuristics.graph:GraphInduced",
     "rins": "heuristics.rins:RINS",
     "cl_lns": "heuristics.cl_lns:CLLNS",
+    "adaptive": "heuristics.adaptive:AdaptiveSelector",
 }
 
 

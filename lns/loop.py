@@ -174,6 +174,7 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent:
                                      solve_time, before, incumbent.objective, improved,
                                      time.perf_counter() - incumbent.started)
             records.append(record)
+            selector.update(record)
             for callback in callbacks:
                 callback.on_iteration(record)
             iteration += 1

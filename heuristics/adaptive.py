@@ -1,0 +1,99 @@
+"""Adaptive LNS: a roulette wheel over several selectors, weighted by their recent success.
+
+Ropke & Pisinger (2006) choose each iteration's destroy operator with probability
+proportional to a weight, and after the iteration move that weight towards a score
+for what the operator achieved: ``w_a <- decay * w_a + (1 - decay) * score``. Balans
+(Cai et al. 2024) uses the same idea over MIP neighborhoods with a bandit. Here the
+arms are registered selectors; an arm's score is ``reward`` when its neighborhood
+improved the incumbent and ``penalty`` otherwise. No selector is right for every
+instance (LB-RELAX wins on set partitioning, random neighborhoods on others), and a
+run of a few dozen iterations is enough for the wheel to find the one that works.
+An arm is drawn with probability proportional to its weight divided by its (smoothed)
+iteration time, i.e. by its success per second, so that an arm whose sub-problems are
+slow to solve must improve more often to be chosen as often.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from heuristics.base import Neighborhood, SearchState, Selector
+
+
+class AdaptiveSelector(Selector):
+    """Choose among ``selectors`` each iteration, in proportion to adaptive weights.
+
+    Parameters
+    ----------
+    selectors : sequence of str
+        Registry names of the arms.
+    options : dict, optional
+        Constructor arguments per arm name, e.g. ``{"lb_relax": {"variant": "topk"}}``.
+    decay : float
+        Weight kept from the past at each update, in [0, 1).
+    reward, penalty : float
+        Scores of an improving and a non-improving iteration (``reward > penalty >= 0``).
+    min_weight : float
+        Floor of every weight, so that no arm is ever abandoned.
+
+    Notes
+    -----
+    The loop reports each iteration's outcome through :meth:`update`; ``info["arm"]`` names
+    the arm of each iteration, ``weights`` and ``seconds`` hold the current weights and
+    smoothed iteration times.
+    """
+
+    name = "adaptive"
+
+    def __init__(self, selectors=("random", "lb_relax", "rins", "graph"), options: dict | None = None,
+                 decay: float = 0.8, reward: float = 1.0, penalty: float = 0.0, min_weight: float = 0.05):
+        from heuristics.registry import make_selector
+
+        selectors = list(selectors)
+        if not selectors or len(set(selectors)) != len(selectors):
+            raise ValueError(f"selectors must be distinct registry names, got {selectors}")
+        if self.name in selectors:
+            raise ValueError(f"'{self.name}' cannot be one of its own arms")
+        if not 0 <= decay < 1:
+            raise ValueError(f"decay must be in [0, 1), got {decay}")
+        if not reward > penalty >= 0:
+            raise ValueError(f"need reward > penalty >= 0, got reward={reward}, penalty={penalty}")
+        if not 0 < min_weight <= reward:
+            raise ValueError(f"min_weight must be in (0, reward], got {min_weight}")
+        options = options or {}
+        unknown = sorted(set(options) - set(selectors))
+        if unknown:
+            raise ValueError(f"options given for {unknown}, which are not among the selectors {selectors}")
+        self.arms = [make_selector(name, **options.get(name, {})) for name in selectors]
+        self.decay, self.reward, self.penalty, self.min_weight = decay, reward, penalty, min_weight
+        self.setup_weights()
+
+    def setup_weights(self) -> None:
+        """Start every arm at the same weight and an unknown iteration time."""
+        self.weights = np.full(len(self.arms), self.reward)
+        self.seconds = np.full(len(self.arms), np.nan)
+        self._last_arm: int | None = None
+
+    def setup(self, problem) -> None:
+        for arm in self.arms:
+            arm.setup(problem)
+        self.setup_weights()
+
+    def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
+        seconds = np.where(np.isnan(self.seconds), np.nanmean(self.seconds) if np.isfinite(self.seconds).any()
+                           else 1.0, self.seconds)
+        rate = self.weights / np.maximum(seconds, 1e-3)
+        arm = int(rng.choice(len(self.arms), p=rate / rate.sum()))
+        neighborhood = self.arms[arm](state, size, rng)
+        self._last_arm = arm
+        neighborhood.info["arm"] = self.arms[arm].name
+        return neighborhood
+
+    def update(self, record) -> None:
+        a = self._last_arm
+        if a is None:
+            return
+        self.arms[a].update(record)
+        score = self.reward if record.improved else self.penalty
+        self.weights[a] = max(self.min_weight, self.decay * self.weights[a] + (1 - self.decay) * score)
+        spent = record.select_time + record.solve_time
+        self.seconds[a] = spent if np.isnan(self.seconds[a]) else self.decay * self.seconds[a] + (1 - self.decay) * spent

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-import lns  # noqa: F401  (first: importing heuristics before lns runs into the heuristics.base <-> lns.api cycle)
 from heuristics.cl_lns import PRETRAINED_DIR, CLLNS
 from lns.api import solve
 from lns.metrics import best_found, primal_gap, primal_integral

@@ -16,7 +16,6 @@ import time
 
 import numpy as np
 
-import lns  # noqa: F401  (first: importing heuristics before lns runs into the heuristics.base <-> lns.api cycle)
 from heuristics.base import SearchState
 from heuristics.cl_lns import CLLNS
 from learning.features import FeatureExtractor

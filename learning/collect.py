@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.loop import SEED_BOUND  # lns before heuristics: importing heuristics first is circular (lns.api)
+from lns.loop import SEED_BOUND
 from lns.neighborhood_size import AdaptiveSize
 from lns.problem import Problem, instance_name, read_problem
 from lns.scip_solver import ScipSolver

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from lns.api import solve  # first: importing heuristics before lns is circular (heuristics.base <-> lns.api)
+from lns.api import solve
 from heuristics.base import SearchState
 from heuristics.cl_lns import CLLNS
 from instances.generators import mis

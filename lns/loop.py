@@ -119,71 +119,82 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent:
     records : list of IterationRecord
     stop_reason : str
     """
+    records: list = []
+    try:
+        selector.setup(problem)
+        with solver.keeping_fixings():
+            stop_reason = _search(problem, selector, solver, incumbent, records, config=config, rng=rng,
+                                  deadline=deadline, iteration_limit=iteration_limit, callbacks=callbacks)
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+    return records, stop_reason
+
+
+def _search(problem: Problem, selector: Selector, solver: ScipSolver, incumbent: Incumbent, records: list, *,
+            config: LNSConfig, rng: np.random.Generator, deadline: float, iteration_limit: int | None,
+            callbacks: list[Callback]) -> str:
+    """The iterations of :func:`run_lns`: appends a record per iteration and returns the stop reason."""
     size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
                              config.max_fraction, config.shrink, config.min_size)
-    records: list = []
     failures = 0
     iteration = 0
     guard = active_guard()
-    try:
-        selector.setup(problem)
-        while True:
-            if guard is not None and guard.requested:
-                return records, "interrupted"
-            if iteration_limit is not None and iteration >= iteration_limit:
-                return records, "iteration_limit"
-            if deadline - time.perf_counter() <= DEADLINE_MARGIN:
-                return records, "time_limit"
-            target = size_rule.size
-            state = SearchState(problem, incumbent.x, incumbent.objective, incumbent.history, iteration,
-                                size_rule.at_cap, deadline - DEADLINE_MARGIN)
-            began = time.perf_counter()
-            neighborhood = selector(state, target, rng)
-            select_time = time.perf_counter() - began
-            before = incumbent.objective
-            improved = False
-            if neighborhood.solution is not None:
-                improved = incumbent.offer(neighborhood.solution, time.perf_counter(), iteration,
-                                           len(neighborhood.free), "selector")
-            fixed_mask = problem.integer_mask.copy()
-            fixed_mask[neighborhood.free] = False
-            time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
-            if time_left <= 0:
-                return records, "time_limit"
-            seed = int(rng.integers(SEED_BOUND))
-            accepted = []
+    while True:
+        if guard is not None and guard.requested:
+            return "interrupted"
+        if iteration_limit is not None and iteration >= iteration_limit:
+            return "iteration_limit"
+        if deadline - time.perf_counter() <= DEADLINE_MARGIN:
+            return "time_limit"
+        target = size_rule.size
+        state = SearchState(problem, incumbent.x, incumbent.objective, incumbent.history, iteration,
+                            size_rule.at_cap, deadline - DEADLINE_MARGIN)
+        began = time.perf_counter()
+        neighborhood = selector(state, target, rng)
+        select_time = time.perf_counter() - began
+        before = incumbent.objective
+        improved = False
+        if neighborhood.solution is not None:
+            improved = incumbent.offer(neighborhood.solution, time.perf_counter(), iteration,
+                                       len(neighborhood.free), "selector")
+        fixed_mask = problem.integer_mask.copy()
+        fixed_mask[neighborhood.free] = False
+        time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
+        if time_left <= 0:
+            return "time_limit"
+        seed = int(rng.integers(SEED_BOUND))
+        accepted = []
 
-            def offer(found, iteration=iteration, size=len(neighborhood.free)):
-                accepted.append(incumbent.offer(found.x, found.time, iteration, size, "subsolve"))
+        def offer(found, iteration=iteration, size=len(neighborhood.free)):
+            accepted.append(incumbent.offer(found.x, found.time, iteration, size, "subsolve"))
 
-            try:
-                outcome = solver.solve(time_limit=min(config.iteration_time_limit, time_left), seed=seed,
-                                       fixed=np.flatnonzero(fixed_mask), start=incumbent.x,
-                                       node_limit=config.iteration_node_limit, on_found=offer)
-            except Exception as error:  # a failing sub-solve must not lose the incumbent
-                failures += 1
-                log.warning("%s: sub-solve of iteration %d failed: %s", problem.name, iteration, error)
-                status, solve_time = "error", 0.0
-                if failures >= config.max_failures:
-                    return records, "failures"
-            else:
-                failures = 0
-                status, solve_time = outcome.status, outcome.solve_time
-                improved |= any(accepted)
-            record = IterationRecord(iteration, selector.name, len(neighborhood.free), target, status, select_time,
-                                     solve_time, before, incumbent.objective, improved,
-                                     time.perf_counter() - incumbent.started)
-            records.append(record)
-            selector.update(record)
-            for callback in callbacks:
-                callback.on_iteration(record)
-            iteration += 1
-            if status == "userinterrupt":
-                return records, "interrupted"
-            if status in ("unbounded", "inforunbd"):  # a restriction with a feasible point is unbounded
-                raise UnboundedProblemError(f"{problem.source or problem.name}: SCIP proved the problem unbounded")
-            if status == "optimal" and not fixed_mask.any():
-                return records, "optimal"
-            size_rule.update(improved, timed_out=status == "timelimit")
-    except KeyboardInterrupt:
-        return records, "interrupted"
+        try:
+            outcome = solver.solve(time_limit=min(config.iteration_time_limit, time_left), seed=seed,
+                                   fixed=np.flatnonzero(fixed_mask), start=incumbent.x,
+                                   node_limit=config.iteration_node_limit, on_found=offer)
+        except Exception as error:  # a failing sub-solve must not lose the incumbent
+            failures += 1
+            log.warning("%s: sub-solve of iteration %d failed: %s", problem.name, iteration, error)
+            status, solve_time = "error", 0.0
+            if failures >= config.max_failures:
+                return "failures"
+        else:
+            failures = 0
+            status, solve_time = outcome.status, outcome.solve_time
+            improved |= any(accepted)
+        record = IterationRecord(iteration, selector.name, len(neighborhood.free), target, status, select_time,
+                                 solve_time, before, incumbent.objective, improved,
+                                 time.perf_counter() - incumbent.started)
+        records.append(record)
+        selector.update(record)
+        for callback in callbacks:
+            callback.on_iteration(record)
+        iteration += 1
+        if status == "userinterrupt":
+            return "interrupted"
+        if status in ("unbounded", "inforunbd"):  # a restriction with a feasible point is unbounded
+            raise UnboundedProblemError(f"{problem.source or problem.name}: SCIP proved the problem unbounded")
+        if status == "optimal" and not fixed_mask.any():
+            return "optimal"
+        size_rule.update(improved, timed_out=status == "timelimit")
+

@@ -9,6 +9,7 @@ the initial solution and the plain-SCIP baseline.
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -135,6 +136,8 @@ class ScipSolver:
             raise ValueError(f"the SCIP model of {problem.name} does not list the problem's variables in order")
         self._lower = np.array([v.getLbOriginal() for v in self.variables])
         self._upper = np.array([v.getUbOriginal() for v in self.variables])
+        self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
+        self._keep_fixings = False
         self.model.setIntParam("parallel/maxnthreads", threads)
         self.model.setBoolParam("misc/catchctrlc", False)  # lns.interrupt handles Ctrl-C
         # Each solve starts fresh: SCIP would otherwise carry the last solve's solutions into the next one.
@@ -176,16 +179,11 @@ class ScipSolver:
         model.freeTransform()
         self._recorder.found = []
         self._recorder.on_found = on_found
-        raised, lowered = [], []
         try:
+            lower, upper = self._lower.copy(), self._upper.copy()
             if len(fixed):
-                values = start[fixed]
-                raised = fixed[values > self._lower[fixed]].tolist()
-                lowered = fixed[values < self._upper[fixed]].tolist()
-                for j in raised:
-                    model.chgVarLb(self.variables[j], float(start[j]))
-                for j in lowered:
-                    model.chgVarUb(self.variables[j], float(start[j]))
+                lower[fixed] = upper[fixed] = start[fixed]
+            self._set_bounds(lower, upper)
             model.setRealParam("limits/time", min(1e20, max(0.01, float(time_limit))))
             model.setIntParam("limits/solutions", solution_limit)
             model.setLongintParam("limits/nodes", node_limit)
@@ -210,10 +208,43 @@ class ScipSolver:
             began = time.perf_counter()
             model.freeTransform()
             self.total_reset_time += time.perf_counter() - began
-            for j in raised:
-                model.chgVarLb(self.variables[j], float(self._lower[j]))
-            for j in lowered:
-                model.chgVarUb(self.variables[j], float(self._upper[j]))
+            if not self._keep_fixings:
+                self._set_bounds(self._lower, self._upper)
+
+    @contextlib.contextmanager
+    def keeping_fixings(self):
+        """Within the block, each solve leaves its fixings in the model for the next one.
+
+        The next :meth:`solve` then changes only the bounds that differ (consecutive LNS
+        neighborhoods overlap, so that is a fraction of the fixed variables), and the end of the
+        block restores every original bound, also after an exception.
+        """
+        self._keep_fixings = True
+        try:
+            yield self
+        finally:
+            self._keep_fixings = False
+            self.model.freeTransform()
+            self._set_bounds(self._lower, self._upper)
+
+    def _set_bounds(self, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Give the model these bounds, calling SCIP only for those that differ from its current ones.
+
+        Bounds are widened before they are tightened, so that ``lb <= ub`` holds after every call.
+        """
+        model, variables, lower_now, upper_now = self.model, self.variables, self._lower_now, self._upper_now
+        for j in np.flatnonzero(upper > upper_now).tolist():
+            model.chgVarUb(variables[j], float(upper[j]))
+            upper_now[j] = upper[j]
+        for j in np.flatnonzero(lower < lower_now).tolist():
+            model.chgVarLb(variables[j], float(lower[j]))
+            lower_now[j] = lower[j]
+        for j in np.flatnonzero(lower > lower_now).tolist():
+            model.chgVarLb(variables[j], float(lower[j]))
+            lower_now[j] = lower[j]
+        for j in np.flatnonzero(upper < upper_now).tolist():
+            model.chgVarUb(variables[j], float(upper[j]))
+            upper_now[j] = upper[j]
 
     def _add_start(self, start: np.ndarray) -> None:
         sol = self.model.createSol()  # all zeros

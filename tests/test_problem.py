@@ -88,3 +88,36 @@ def test_nonlinear_constraint_is_named(tmp_path):
                     "Bounds\n 0 <= x <= 5\nGenerals\n y\nEnd\n")
     with pytest.raises(UnsupportedProblemError, match="quadratic.lp: constraint 'c2' is of type 'nonlinear'"):
         read_problem(path)
+
+
+def _bounds(solver):
+    return [(v.getLbOriginal(), v.getUbOriginal()) for v in solver.variables]
+
+
+def test_kept_fixings_change_only_what_differs_and_are_restored():
+    problem = read_problem(miplib("p0201"))
+    fresh, kept = ScipSolver(problem), ScipSolver(problem)
+    original = _bounds(kept)
+    start = fresh.solve(time_limit=10, seed=0, solution_limit=1).best.x
+    rng = np.random.default_rng(0)
+    with kept.keeping_fixings():
+        for _ in range(5):
+            fixed = np.sort(rng.choice(problem.integer_indices, 150, replace=False))
+            a = fresh.solve(time_limit=10, seed=1, fixed=fixed, start=start)
+            b = kept.solve(time_limit=10, seed=1, fixed=fixed, start=start)
+            assert (a.status, [f.objective for f in a.found]) == (b.status, [f.objective for f in b.found])
+            assert _bounds(fresh) == original  # a solve outside the block restores at once
+            if b.best is not None:
+                start = b.best.x
+    assert _bounds(kept) == original
+
+
+def test_kept_fixings_are_restored_after_an_error():
+    problem = read_problem(miplib("p0201"))
+    solver = ScipSolver(problem)
+    original = _bounds(solver)
+    start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
+    with pytest.raises(RuntimeError), solver.keeping_fixings():
+        solver.solve(time_limit=10, seed=0, fixed=problem.integer_indices[:100], start=start)
+        raise RuntimeError
+    assert _bounds(solver) == original

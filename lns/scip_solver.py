@@ -232,19 +232,15 @@ class ScipSolver:
 
         Bounds are widened before they are tightened, so that ``lb <= ub`` holds after every call.
         """
-        model, variables, lower_now, upper_now = self.model, self.variables, self._lower_now, self._upper_now
-        for j in np.flatnonzero(upper > upper_now).tolist():
-            model.chgVarUb(variables[j], float(upper[j]))
-            upper_now[j] = upper[j]
-        for j in np.flatnonzero(lower < lower_now).tolist():
-            model.chgVarLb(variables[j], float(lower[j]))
-            lower_now[j] = lower[j]
-        for j in np.flatnonzero(lower > lower_now).tolist():
-            model.chgVarLb(variables[j], float(lower[j]))
-            lower_now[j] = lower[j]
-        for j in np.flatnonzero(upper < upper_now).tolist():
-            model.chgVarUb(variables[j], float(upper[j]))
-            upper_now[j] = upper[j]
+        model, variables = self.model, self.variables
+        steps = ((np.greater, model.chgVarUb, upper, self._upper_now),  # widen
+                 (np.less, model.chgVarLb, lower, self._lower_now),
+                 (np.greater, model.chgVarLb, lower, self._lower_now),  # tighten
+                 (np.less, model.chgVarUb, upper, self._upper_now))
+        for differs, change, target, now in steps:
+            for j in np.flatnonzero(differs(target, now)).tolist():
+                change(variables[j], float(target[j]))
+                now[j] = target[j]
 
     def _add_start(self, start: np.ndarray) -> None:
         sol = self.model.createSol()  # all zeros

@@ -169,33 +169,31 @@ def _solve_whole(problem, solver, incumbent, deadline, rng, config) -> tuple[str
 
 
 def _initial_solution(problem, solver, incumbent, initial_solution, deadline, rng, config) -> str | None:
-    """Find the first incumbent; returns a stop reason if the run is already over, else ``None``."""
+    """Find the first incumbent; returns a stop reason if the run is already over, else ``None``.
+
+    SCIP searches for ``initial_time_limit`` seconds first; with no solution by then, it goes on for
+    the rest of the budget (a restart would only repeat its work).
+    """
     if initial_solution is not None:
-        x = read_sol(initial_solution, problem) if isinstance(initial_solution, (str, Path)) \
-            else np.asarray(initial_solution, dtype=float)
+        from_file = isinstance(initial_solution, (str, Path))
+        x = read_sol(initial_solution, problem) if from_file else np.asarray(initial_solution, dtype=float)
         check = problem.check(x)
         if not check.feasible:
-            raise SolutionFileError(f"{initial_solution if isinstance(initial_solution, (str, Path)) else 'initial_solution'}"
-                                    f": not feasible for {problem.name} ({check})")
+            where = initial_solution if from_file else "initial_solution"
+            raise SolutionFileError(f"{where}: not feasible for {problem.name} ({check})")
         incumbent.offer(x, time.perf_counter(), -1, 0, "user")
         return None
-    time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
-    if config.initial_time_limit is not None:
-        time_left = min(time_left, config.initial_time_limit)
-    outcome = solver.solve(time_limit=time_left, seed=int(rng.integers(SEED_BOUND)),
-                           solution_limit=config.initial_solution_limit, on_found=incumbent.initial_offer)
-    _raise_if_proven_empty(problem, outcome.status)
-    if outcome.status == "optimal":
-        return "optimal"
-    if outcome.interrupted:
-        return "interrupted"
-    if incumbent.x is None:
-        return "time_limit" if config.initial_time_limit is None else _retry_initial(
-            problem, solver, incumbent, deadline, rng, config)
-    return None
-
-
-def _retry_initial(problem, solver, incumbent, deadline, rng, config) -> str | None:
-    """No solution within ``initial_time_limit``: search on with SCIP for the rest of the budget."""
-    return _initial_solution(problem, solver, incumbent, None, deadline, rng,
-                             dataclasses.replace(config, initial_time_limit=None))
+    limits = (None,) if config.initial_time_limit is None else (config.initial_time_limit, None)
+    for limit in limits:
+        time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
+        outcome = solver.solve(time_limit=time_left if limit is None else min(time_left, limit),
+                               seed=int(rng.integers(SEED_BOUND)), solution_limit=config.initial_solution_limit,
+                               on_found=incumbent.initial_offer)
+        _raise_if_proven_empty(problem, outcome.status)
+        if outcome.status == "optimal":
+            return "optimal"
+        if outcome.interrupted:
+            return "interrupted"
+        if incumbent.x is not None:
+            return None
+    return "time_limit"

@@ -24,6 +24,7 @@ class InterruptGuard:
 
     def __init__(self):
         self.requested = False
+        self._signals = 0
         self._solving = None
         self._lock = threading.Lock()
         self._installed = False
@@ -55,9 +56,11 @@ class InterruptGuard:
         _active = None
 
     def _handle(self, signum, frame) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
+        # Counted here, not through ``requested``: the watcher thread sets that one for the same signal.
+        self._signals += 1
         self.requested = True
+        if self._signals > 1:
+            raise KeyboardInterrupt
 
     def _watch(self) -> None:
         while os.read(self._read, 1):

@@ -203,3 +203,8 @@ def test_iteration_records_and_dataframe():
     assert stats["neighborhood_size"].shape == (5,)
     assert (frame["objective_after"] <= frame["objective_before"]).all()
     assert 0 < result.solver_time < result.runtime
+
+
+def test_initial_time_limit_without_a_solution_searches_on():
+    result = solve(miplib("air05"), iteration_limit=1, initial_time_limit=0.01, time_limit=60)
+    assert result.x is not None and result.trajectory[0][0] > 0.01

@@ -79,8 +79,11 @@ class CLLNS(Selector):
 
     Notes
     -----
-    ``Neighborhood.info`` holds ``"sampled"`` (whether the at-cap sampling rule chose) and
-    ``"feature_time"``, ``"inference_time"`` (seconds of this call).
+    ``Neighborhood.info`` holds ``"sampled"`` (whether the at-cap sampling rule chose),
+    ``"feature_time"``, ``"inference_time"`` (seconds of this call) and ``"cached"``.
+    The network's input depends only on the problem, the incumbent and the incumbent history, so
+    after an iteration that did not improve the scores are those of the previous call: they are
+    reused (``"cached"``: True, no feature or inference time) instead of being computed again.
     """
 
     name = "cl_lns"
@@ -92,6 +95,9 @@ class CLLNS(Selector):
         self.threads = threads
         self._model = None
         self._extractor = None
+        self._cache: tuple[list[np.ndarray], np.ndarray] | None = None
+        self._last_feature_time = self._last_inference_time = 0.0
+        self._last_cached = False
 
     def setup(self, problem: Problem) -> None:
         import torch
@@ -104,6 +110,7 @@ class CLLNS(Selector):
         if self._model is None:
             self._model, _ = load_checkpoint(self.checkpoint)
         self._extractor = FeatureExtractor(problem, lp_time_limit=self.lp_time_limit)
+        self._cache = None
 
     def scores(self, state: SearchState) -> np.ndarray:
         """Scores in (0, 1) of every variable of ``state.problem`` at the incumbent, shape (n,)."""
@@ -115,6 +122,12 @@ class CLLNS(Selector):
 
         if self._extractor is None or self._extractor.problem is not state.problem:
             self.setup(state.problem)
+        inputs = [state.incumbent, *state.history]
+        self._last_cached = self._cache is not None and len(self._cache[0]) == len(inputs) and all(
+            np.array_equal(a, b) for a, b in zip(self._cache[0], inputs))
+        if self._last_cached:
+            self._last_feature_time = self._last_inference_time = 0.0
+            return self._cache[1].copy()
         began = time.perf_counter()
         observation = self._extractor.observe(state.incumbent, state.history)
         graph = observation_graph(observation)
@@ -122,7 +135,8 @@ class CLLNS(Selector):
         with torch.no_grad():
             scores = torch.sigmoid(self._model(graph)).numpy().astype(float)
         self._last_inference_time = time.perf_counter() - began - self._last_feature_time
-        return scores
+        self._cache = ([np.array(a, copy=True) for a in inputs], scores)
+        return scores.copy()
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         candidates = state.problem.integer_indices
@@ -133,5 +147,5 @@ class CLLNS(Selector):
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
         info = {"sampled": bool(state.at_cap), "feature_time": self._last_feature_time,
-                "inference_time": self._last_inference_time}
+                "inference_time": self._last_inference_time, "cached": self._last_cached}
         return Neighborhood(np.sort(candidates[chosen]), info=info)

@@ -97,6 +97,27 @@ def test_cl_lns_selector_contract(pipeline):
             assert scores[first.free].min() >= np.delete(scores, first.free).max()
 
 
+def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    selector = CLLNS(root / "model.pt")
+    selector.setup(problem)
+    calls = []
+    selector._model.register_forward_hook(lambda *args: calls.append(1))
+    incumbent, other = np.zeros(problem.n_vars), np.zeros(problem.n_vars)
+    other[0] = 1.0
+    first = selector(SearchState(problem, incumbent, 0.0, [], 0, False), 10, np.random.default_rng(0))
+    again = selector(SearchState(problem, incumbent.copy(), 0.0, [], 1, False), 12, np.random.default_rng(0))
+    moved = selector(SearchState(problem, other, 1.0, [incumbent], 2, False), 10, np.random.default_rng(0))
+    assert [first.info["cached"], again.info["cached"], moved.info["cached"]] == [False, True, False]
+    assert len(calls) == 2 and again.info["inference_time"] == 0.0
+    assert set(first.free) <= set(again.free)  # the same ranking, two more variables
+    fresh = CLLNS(root / "model.pt")
+    fresh.setup(problem)
+    np.testing.assert_array_equal(fresh(SearchState(problem, other, 1.0, [incumbent], 0, False), 10,
+                                        np.random.default_rng(0)).free, moved.free)
+
+
 def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
     from learning.checkpoint import CheckpointError
 

@@ -14,6 +14,7 @@ The held-out instances are generated with seeds the training set does not use (s
 ``learning/README.md``), e.g. ``data/mis_test/*.mps.gz``. Example (as reported)::
 
     python benchmarks/cl_lns.py --classes mis mvc --instances-per-class 3 --time-limit 60 --csv runs/cl_lns.csv
+    python benchmarks/cl_lns.py --report runs/cl_lns.csv runs/more.csv     # the tables of finished runs
 """
 from __future__ import annotations
 
@@ -44,7 +45,9 @@ def parse_args(argv=None):
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--checkpoint", nargs="*", default=[], metavar="CLASS=PATH",
                         help="model per class (default learning/pretrained/<class>.pt)")
-    parser.add_argument("--csv", help="also write one row per run to this CSV file")
+    parser.add_argument("--csv", help="also write one row per run to this CSV file (rewritten after each instance)")
+    parser.add_argument("--report", nargs="+", metavar="CSV",
+                        help="run nothing: print the tables of these CSV files (written by --csv), merged")
     return parser.parse_args(argv)
 
 
@@ -65,8 +68,44 @@ def table(title: str, names: list, methods: list, values: dict, fmt: str) -> str
     return "\n".join(lines)
 
 
+def report(rows: list, methods: list, time_limit: float, seed: int) -> str:
+    """Markdown tables per class from run rows: gap and primal integral per instance, mean and median,
+    and on how many instances CL-LNS has a lower primal integral than each other method."""
+    out = []
+    for cls in dict.fromkeys(r["class"] for r in rows):
+        by_instance = {}
+        for r in rows:
+            if r["class"] == cls:
+                by_instance.setdefault(r["instance"], {})[r["method"]] = r
+        names = sorted(by_instance)
+        out.append(f"### {cls} ({len(names)} held-out instances, {time_limit:g} s, seed {seed})\n")
+        out.append(table("Primal gap at the end (%)", names, methods,
+                         {n: {m: 100 * float(by_instance[n][m]["gap"]) for m in methods} for n in names}, "{:.3f}"))
+        out.append("")
+        out.append(table("Primal integral (s)", names, methods,
+                         {n: {m: float(by_instance[n][m]["primal_integral"]) for m in methods} for n in names},
+                         "{:.2f}"))
+        out.append("")
+        out.append("Mean LNS iterations: " + ", ".join(
+            f"{m} {np.mean([int(by_instance[n][m]['iterations']) for n in names]):.0f}" for m in methods
+            if m != "scip") + ".")
+        if "cl_lns" in methods:
+            wins = {m: sum(float(by_instance[n]["cl_lns"]["primal_integral"])
+                           < float(by_instance[n][m]["primal_integral"]) for n in names)
+                    for m in methods if m != "cl_lns"}
+            out.append("cl_lns has a lower primal integral than " + ", ".join(
+                f"{m} on {w}" for m, w in wins.items()) + f" of {len(names)} instances.")
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
+    if args.report:
+        with_rows = [row for path in args.report for row in csv.DictReader(open(path))]
+        print(report(with_rows, [m for m in METHODS if any(r["method"] == m for r in with_rows)], args.time_limit,
+                     args.seed))
+        return
     logging.basicConfig(level=logging.WARNING)
     if "cl_lns" in args.methods:
         import torch_geometric  # noqa: F401  (see the module docstring)
@@ -77,32 +116,28 @@ def main(argv=None) -> None:
         paths = sorted(Path(p) for p in glob.glob(args.test_pattern.format(cls=cls)))[: args.instances_per_class]
         if not paths:
             raise SystemExit(f"no held-out instances match {args.test_pattern.format(cls=cls)!r}")
-        gaps, integrals, names = {}, {}, []
         for path in paths:
             results = {m: run(path, m, args.time_limit, args.seed, checkpoints[cls]) for m in args.methods}
-            sense = read_problem(path).sense
-            reference = best_found([r.objective for r in results.values()], sense)
-            name = results[args.methods[0]].instance
-            names.append(name)
-            gaps[name] = {m: primal_gap(r.objective, reference) for m, r in results.items()}
-            integrals[name] = {m: primal_integral(r.trajectory, reference, args.time_limit) for m, r in results.items()}
+            reference = best_found([r.objective for r in results.values()], read_problem(path).sense)
             for m, r in results.items():
-                rows.append({"class": cls, "instance": name, "method": m, "objective": r.objective,
-                             "reference": reference, "gap": gaps[name][m], "primal_integral": integrals[name][m],
+                rows.append({"class": cls, "instance": r.instance, "method": m, "objective": r.objective,
+                             "reference": reference, "gap": primal_gap(r.objective, reference),
+                             "primal_integral": primal_integral(r.trajectory, reference, args.time_limit),
                              "iterations": len(r.iterations), "runtime": r.runtime})
-            print(f"{cls} {name}: " + ", ".join(f"{m} {r.objective}" for m, r in results.items()), flush=True)
-        print(f"\n### {cls} ({len(names)} held-out instances, {args.time_limit:g} s, seed {args.seed})\n")
-        print(table("Primal gap at the end (%)", names, args.methods,
-                    {n: {m: 100 * v for m, v in gaps[n].items()} for n in names}, "{:.3f}"))
-        print()
-        print(table("Primal integral (s)", names, args.methods, integrals, "{:.2f}"))
-        print()
-    if args.csv:
-        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
-        with open(args.csv, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+            print(f"{cls} {path.name}: " + ", ".join(f"{m} {r.objective}" for m, r in results.items()), flush=True)
+            if args.csv:  # after every instance, so an interrupted run keeps what it finished
+                write_rows(args.csv, rows)
+    print()
+    print(report(rows, args.methods, args.time_limit, args.seed))
+
+
+def write_rows(path: str, rows: list) -> None:
+    """Write ``rows`` (dicts with the same keys) to the CSV file ``path``."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 if __name__ == "__main__":

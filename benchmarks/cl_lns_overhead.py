@@ -7,7 +7,7 @@ integer variables at the loop's default limit (10 s). Medians are printed.
 
 Example (as reported)::
 
-    python benchmarks/cl_lns_overhead.py data/mis_test/mis_1500_1000.mps.gz data/mvc_test/mvc_500_1000.mps.gz
+    python benchmarks/cl_lns_overhead.py data/mis_test/mis_1500_test_0000.mps.gz data/mvc_test/mvc_500_test_0000.mps.gz
 """
 from __future__ import annotations
 

@@ -193,3 +193,25 @@ def test_cl_lns_config_composes_with_the_shipped_default():
         other = instantiate(compose("solve", overrides=["selector=cl_lns", "selector.checkpoint=mvc"]).selector)
     assert isinstance(selector, CLLNS) and selector.checkpoint == PRETRAINED_DIR / "mis.pt"
     assert other.checkpoint == PRETRAINED_DIR / "mvc.pt"
+
+
+def test_cl_lns_benchmark_writes_rows_and_reports_them(pipeline, tmp_path, capsys):
+    import importlib.util
+
+    root, paths, *_ = pipeline
+    spec = importlib.util.spec_from_file_location("cl_lns_bench", Path(__file__).parents[1] / "benchmarks" / "cl_lns.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows_file = tmp_path / "rows.csv"
+    bench.main(["--classes", "mis", "--test-pattern", str(root / "instances" / "tiny_{cls}_[01].lp"),
+                "--time-limit", "2", "--methods", "random", "cl_lns", "--checkpoint", f"mis={root / 'model.pt'}",
+                "--csv", str(rows_file)])
+    rows = list(csv.DictReader(rows_file.open()))
+    assert sorted((r["instance"], r["method"]) for r in rows) == [
+        (f"tiny_mis_{i}", m) for i in (0, 1) for m in ("cl_lns", "random")]
+    assert all(0.0 <= float(r["gap"]) <= 1.0 and float(r["primal_integral"]) >= 0.0 for r in rows)
+    capsys.readouterr()
+    bench.main(["--report", str(rows_file), "--time-limit", "2"])
+    printed = capsys.readouterr().out
+    assert "### mis (2 held-out instances" in printed and "| tiny_mis_1 |" in printed
+    assert "cl_lns has a lower primal integral than random on" in printed

@@ -2,7 +2,8 @@
 
 AdamW (lr 1e-3, weight decay 5e-5, amsgrad), batches of graphs, the InfoNCE loss
 (or the BCE imitation ablation), 12.5% of the instances held out for validation, the
-checkpoint with the lowest validation loss kept, one CSV line per epoch.
+checkpoint with the lowest validation loss kept, one CSV line per epoch (and TensorBoard
+scalars ``loss/train``, ``loss/validation`` when the ``tensorboard`` package is installed).
 """
 from __future__ import annotations
 
@@ -85,8 +86,12 @@ def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> float:
     return total / len(samples)
 
 
-def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv: str | Path | None = None) -> dict:
+def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv: str | Path | None = None,
+          tensorboard_dir: str | Path | None = None) -> dict:
     """Train on the sample files of ``data_dirs``; write the best checkpoint and the curves.
+
+    The curves go to ``log_csv`` and, when TensorBoard is installed, to ``tensorboard_dir``
+    (either ``None``: not written).
 
     Returns
     -------
@@ -110,7 +115,7 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True)
     loss = loss_function(config.loss)
     history, best = [], (float("inf"), -1)
-    writer = _CurveWriter(log_csv)
+    writer = _CurveWriter(log_csv, tensorboard_dir)
     for epoch in range(config.epochs):
         model.train()
         order = rng.permutation(len(train_samples))
@@ -138,22 +143,40 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
                     "validation_files": [f.name for f in validation_files],
                     "train_samples": len(train_samples), "validation_samples": len(validation_samples)}
             save_checkpoint(checkpoint, model, training=info)
+    writer.close()
     return {"best_epoch": best[1], "best_validation_loss": best[0], "train_samples": len(train_samples),
             "validation_samples": len(validation_samples), "history": history,
             "train_time": time.perf_counter() - began}
 
 
 class _CurveWriter:
-    """Appends one CSV row per epoch (and flushes, so the curve can be watched while training)."""
+    """Appends one CSV row per epoch (flushed, so the curve can be watched while training) and the same losses
+    as TensorBoard scalars when ``tensorboard`` is installed."""
 
-    def __init__(self, path: str | Path | None):
+    def __init__(self, path: str | Path | None, tensorboard_dir: str | Path | None = None):
         self.path = Path(path) if path is not None else None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text("epoch,train_loss,validation_loss,time\n")
+        self.board = None
+        if tensorboard_dir is not None:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:
+                log.info("tensorboard is not installed: the curves go to the CSV file only")
+            else:
+                self.board = SummaryWriter(log_dir=str(tensorboard_dir))
 
     def write(self, row: dict) -> None:
-        if self.path is None:
-            return
-        with self.path.open("a", newline="") as handle:
-            csv.DictWriter(handle, fieldnames=list(row)).writerow(row)
+        if self.path is not None:
+            with self.path.open("a", newline="") as handle:
+                csv.DictWriter(handle, fieldnames=list(row)).writerow(row)
+        if self.board is not None:
+            for name in ("train", "validation"):
+                if np.isfinite(row[f"{name}_loss"]):
+                    self.board.add_scalar(f"loss/{name}", row[f"{name}_loss"], row["epoch"])
+            self.board.flush()
+
+    def close(self) -> None:
+        if self.board is not None:
+            self.board.close()

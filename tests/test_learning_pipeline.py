@@ -1,5 +1,6 @@
 """CL-LNS end to end on tiny independent-set instances: collect -> train -> solve, in seconds."""
 import csv
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -67,6 +68,20 @@ def test_training_is_seeded(pipeline, tmp_path):
     a = train([root / "samples"], tmp_path / "a.pt", config)
     b = train([root / "samples"], tmp_path / "b.pt", config)
     assert a["history"][0]["train_loss"] == b["history"][0]["train_loss"]
+
+
+def test_training_curves_go_to_tensorboard(pipeline, tmp_path):
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    root, *_ = pipeline
+    config = TrainConfig(epochs=2, batch_size=4, validation_fraction=0.25, model=TINY_MODEL)
+    result = train([root / "samples"], tmp_path / "m.pt", config, tensorboard_dir=tmp_path / "board")
+    events = EventAccumulator(str(tmp_path / "board"))
+    events.Reload()
+    train_curve = events.Scalars("loss/train")
+    assert [e.step for e in train_curve] == [0, 1]
+    assert [e.value for e in train_curve] == pytest.approx([row["train_loss"] for row in result["history"]])
 
 
 def test_cl_lns_solves_with_the_trained_checkpoint(pipeline):
@@ -147,6 +162,8 @@ def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
     out = run(train_app, "data=[samples]", "checkpoint=m.pt", "epochs=1", "batch_size=4", "model.emb_size=16",
               "model.heads=2", "model.head_channels=4")
     assert "best epoch 0" in out and Path("m.pt.csv").exists()
+    if importlib.util.find_spec("tensorboard"):
+        assert list(Path("runs/tensorboard").rglob("events.out.tfevents.*"))
     out = run(solve_app, f"instance={instance}", "selector=cl_lns", "selector.checkpoint=m.pt", "time_limit=20",
               "iteration_limit=2", "progress=none")
     assert "feasible     True" in out and "(cl_lns)" in out
@@ -196,8 +213,6 @@ def test_cl_lns_config_composes_with_the_shipped_default():
 
 
 def test_cl_lns_benchmark_writes_rows_and_reports_them(pipeline, tmp_path, capsys):
-    import importlib.util
-
     root, paths, *_ = pipeline
     spec = importlib.util.spec_from_file_location("cl_lns_bench", Path(__file__).parents[1] / "benchmarks" / "cl_lns.py")
     bench = importlib.util.module_from_spec(spec)

@@ -230,3 +230,18 @@ def test_cl_lns_benchmark_writes_rows_and_reports_them(pipeline, tmp_path, capsy
     printed = capsys.readouterr().out
     assert "### mis (2 held-out instances" in printed and "| tiny_mis_1 |" in printed
     assert "cl_lns has a lower primal integral than random on" in printed
+
+
+@pytest.mark.parametrize("name", ["mis_test", "mvc_test"])
+def test_shipped_models_sets_regenerate_from_their_manifests(name, tmp_path):
+    """The first instance of each recorded held-out set comes back byte for byte (learning/README.md commands)."""
+    import json
+
+    from instances.generators import problem_class
+    from instances.generators.writing import write_set
+
+    recorded = json.loads((Path(__file__).parents[1] / "learning" / "pretrained" / "sets" / f"{name}.json").read_text())
+    params = problem_class(recorded["problem"]).params(recorded["size"], **recorded["params"])
+    prefix = recorded["instances"][0]["name"].rsplit("_", 1)[0]
+    written = write_set(recorded["problem"], params, n=1, seed=recorded["seed"], out_dir=tmp_path, prefix=prefix)
+    assert written["instances"][0] == recorded["instances"][0]

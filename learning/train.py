@@ -23,6 +23,7 @@ from learning.dataset import instance_files, load_samples, normalization_stats, 
 from learning.features import ConsFeature, EdgeFeature, VarFeature
 from learning.loss import loss_function
 from learning.model import GATPolicy
+from lns.errors import UnknownNameError
 
 log = logging.getLogger("lns.train")
 
@@ -43,6 +44,11 @@ class TrainConfig:
         InfoNCE temperature (0.07).
     validation_fraction : float
         Share of the instances held out (0.125).
+    select_by : {"loss", "recall"}
+        The checkpoint kept: lowest validation loss (the paper) or highest validation top-k recall
+        (:func:`top_k_recall`). The InfoNCE loss of a small validation set is often ~0 after a few
+        epochs, which leaves the choice to noise; the recall measures the ranking the selector uses.
+        Without validation instances the training loss decides.
     seed : int
     model : dict
         :class:`learning.model.GATPolicy` keyword arguments (the input widths are set from the features).
@@ -55,6 +61,7 @@ class TrainConfig:
     loss: str = "infonce"
     temperature: float = 0.07
     validation_fraction: float = 0.125
+    select_by: str = "loss"
     seed: int = 0
     model: dict = field(default_factory=dict)
 
@@ -74,16 +81,33 @@ def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> tor
     return torch.stack(losses).mean()
 
 
-def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> float:
-    """Mean loss over ``samples`` (NaN when there are none), without gradients."""
+def top_k_recall(logits: torch.Tensor, positives: torch.Tensor) -> float:
+    """Share of the expert's neighborhood (the first positive, ``k`` variables) among the ``k`` top-scored variables.
+
+    1 when the greedy selector with the expert's size would free exactly the expert's neighborhood.
+    """
+    expert = positives[0] > 0.5
+    top = torch.topk(logits, int(expert.sum())).indices
+    return float(expert[top].float().mean())
+
+
+def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> tuple[float, float]:
+    """Mean loss and mean :func:`top_k_recall` over ``samples`` (NaN when there are none), without gradients."""
     if not samples:
-        return float("nan")
+        return float("nan"), float("nan")
     loss = loss_function(config.loss)
     model.eval()
+    total, recall = 0.0, 0.0
     with torch.no_grad():
-        total = sum(float(batch_loss(model, samples[i:i + config.batch_size], loss, config.temperature))
-                    * len(samples[i:i + config.batch_size]) for i in range(0, len(samples), config.batch_size))
-    return total / len(samples)
+        for start in range(0, len(samples), config.batch_size):
+            chunk = samples[start:start + config.batch_size]
+            batch = Batch.from_data_list([s.graph for s in chunk])
+            logits = model(batch)
+            for i, s in enumerate(chunk):
+                own = logits[batch.ptr[i]:batch.ptr[i + 1]]
+                total += float(loss(own, s.positives, s.negatives, config.temperature))
+                recall += top_k_recall(own, s.positives)
+    return total / len(samples), recall / len(samples)
 
 
 def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv: str | Path | None = None,
@@ -96,9 +120,11 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
     Returns
     -------
     dict
-        ``best_epoch``, ``best_validation_loss``, ``train_samples``, ``validation_samples``, ``history``
-        (one dict per epoch), ``train_time``.
+        ``best_epoch``, ``best_validation_loss``, ``best_validation_recall``, ``train_samples``,
+        ``validation_samples``, ``history`` (one dict per epoch), ``train_time``.
     """
+    if config.select_by not in ("loss", "recall"):
+        raise UnknownNameError("checkpoint selection", config.select_by, ("loss", "recall"))
     began = time.perf_counter()
     seed_everything(config.seed)
     rng = np.random.default_rng(config.seed)
@@ -128,14 +154,17 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
             optimizer.step()
             total += float(value.detach()) * len(chunk)
         train_loss = total / len(train_samples)
-        validation_loss = evaluate(model, validation_samples, config)
-        # Without validation instances the training loss selects the checkpoint.
-        criterion = validation_loss if validation_samples else train_loss
+        validation_loss, validation_recall = evaluate(model, validation_samples, config)
+        if not validation_samples:
+            criterion = train_loss
+        else:
+            criterion = validation_loss if config.select_by == "loss" else -validation_recall
         row = {"epoch": epoch, "train_loss": train_loss, "validation_loss": validation_loss,
-               "time": time.perf_counter() - began}
+               "validation_recall": validation_recall, "time": time.perf_counter() - began}
         history.append(row)
         writer.write(row)
-        log.info("epoch %d: train %.4f, validation %.4f", epoch, train_loss, validation_loss)
+        log.info("epoch %d: train %.4f, validation %.4f (recall %.3f)", epoch, train_loss, validation_loss,
+                 validation_recall)
         if criterion < best[0]:
             best = (criterion, epoch)
             info = {"config": asdict(config), "epoch": epoch, "train_loss": train_loss,
@@ -144,7 +173,10 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
                     "train_samples": len(train_samples), "validation_samples": len(validation_samples)}
             save_checkpoint(checkpoint, model, training=info)
     writer.close()
-    return {"best_epoch": best[1], "best_validation_loss": best[0], "train_samples": len(train_samples),
+    best_row = history[best[1]] if best[1] >= 0 else {}
+    return {"best_epoch": best[1], "best_validation_loss": best_row.get("validation_loss", float("nan")),
+            "best_validation_recall": best_row.get("validation_recall", float("nan")),
+            "train_samples": len(train_samples),
             "validation_samples": len(validation_samples), "history": history,
             "train_time": time.perf_counter() - began}
 
@@ -157,7 +189,7 @@ class _CurveWriter:
         self.path = Path(path) if path is not None else None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text("epoch,train_loss,validation_loss,time\n")
+            self.path.write_text("epoch,train_loss,validation_loss,validation_recall,time\n")
         self.board = None
         if tensorboard_dir is not None:
             try:
@@ -172,9 +204,10 @@ class _CurveWriter:
             with self.path.open("a", newline="") as handle:
                 csv.DictWriter(handle, fieldnames=list(row)).writerow(row)
         if self.board is not None:
-            for name in ("train", "validation"):
-                if np.isfinite(row[f"{name}_loss"]):
-                    self.board.add_scalar(f"loss/{name}", row[f"{name}_loss"], row["epoch"])
+            for tag, key in (("loss/train", "train_loss"), ("loss/validation", "validation_loss"),
+                             ("recall/validation", "validation_recall")):
+                if np.isfinite(row[key]):
+                    self.board.add_scalar(tag, row[key], row["epoch"])
             self.board.flush()
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from lns.api import solve
+from lns.errors import UnknownNameError
 from heuristics.base import SearchState
 from heuristics.cl_lns import CLLNS
 from instances.generators import mis
@@ -68,6 +69,35 @@ def test_training_is_seeded(pipeline, tmp_path):
     a = train([root / "samples"], tmp_path / "a.pt", config)
     b = train([root / "samples"], tmp_path / "b.pt", config)
     assert a["history"][0]["train_loss"] == b["history"][0]["train_loss"]
+
+
+def test_top_k_recall_counts_the_expert_neighborhood_among_the_top_scores():
+    from learning.train import top_k_recall
+
+    logits = torch.tensor([3.0, -1.0, 2.0, 0.5, 1.0])
+    expert = torch.tensor([[1.0, 1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0, 0.0]])
+    assert top_k_recall(logits, expert) == pytest.approx(2 / 3)  # top 3: variables 0, 2, 4
+    assert top_k_recall(logits, expert[[1]]) == 0.0
+
+
+@pytest.mark.parametrize("select_by, kept", [("loss", 1), ("recall", 2)])
+def test_checkpoint_selection_by_validation_loss_or_recall(pipeline, tmp_path, monkeypatch, select_by, kept):
+    import learning.train
+
+    root, *_ = pipeline
+    scripted = iter([(1.0, 0.2), (0.5, 0.3), (0.8, 0.9)])  # (validation loss, recall) of epochs 0, 1, 2
+    monkeypatch.setattr(learning.train, "evaluate", lambda *args: next(scripted))
+    config = TrainConfig(epochs=3, batch_size=4, validation_fraction=0.25, model=TINY_MODEL, select_by=select_by)
+    result = train([root / "samples"], tmp_path / "m.pt", config)
+    assert result["validation_samples"] > 0 and result["best_epoch"] == kept
+    assert torch.load(tmp_path / "m.pt", weights_only=True)["training"]["epoch"] == kept
+    assert result["best_validation_recall"] == [0.2, 0.3, 0.9][kept]
+
+
+def test_unknown_checkpoint_selection_is_named(pipeline, tmp_path):
+    root, *_ = pipeline
+    with pytest.raises(UnknownNameError, match="checkpoint selection"):
+        train([root / "samples"], tmp_path / "x.pt", TrainConfig(select_by="accuracy"))
 
 
 def test_training_curves_go_to_tensorboard(pipeline, tmp_path):

@@ -168,7 +168,7 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
         if criterion < best[0]:
             best = (criterion, epoch)
             info = {"config": asdict(config), "epoch": epoch, "train_loss": train_loss,
-                    "validation_loss": validation_loss, "train_files": [f.name for f in train_files],
+                    "validation_loss": validation_loss, "validation_recall": validation_recall, "train_files": [f.name for f in train_files],
                     "validation_files": [f.name for f in validation_files],
                     "train_samples": len(train_samples), "validation_samples": len(validation_samples)}
             save_checkpoint(checkpoint, model, training=info)

@@ -90,7 +90,8 @@ def test_checkpoint_selection_by_validation_loss_or_recall(pipeline, tmp_path, m
     config = TrainConfig(epochs=3, batch_size=4, validation_fraction=0.25, model=TINY_MODEL, select_by=select_by)
     result = train([root / "samples"], tmp_path / "m.pt", config)
     assert result["validation_samples"] > 0 and result["best_epoch"] == kept
-    assert torch.load(tmp_path / "m.pt", weights_only=True)["training"]["epoch"] == kept
+    training = torch.load(tmp_path / "m.pt", weights_only=True)["training"]
+    assert training["epoch"] == kept and training["validation_recall"] == [0.2, 0.3, 0.9][kept]
     assert result["best_validation_recall"] == [0.2, 0.3, 0.9][kept]
 
 

@@ -102,9 +102,11 @@ def report(rows: list, methods: list, time_limit: float, seed: int) -> str:
 def main(argv=None) -> None:
     args = parse_args(argv)
     if args.report:
-        with_rows = [row for path in args.report for row in csv.DictReader(open(path))]
-        print(report(with_rows, [m for m in METHODS if any(r["method"] == m for r in with_rows)], args.time_limit,
-                     args.seed))
+        rows = []
+        for path in args.report:
+            with open(path, newline="") as handle:
+                rows.extend(csv.DictReader(handle))
+        print(report(rows, [m for m in METHODS if any(r["method"] == m for r in rows)], args.time_limit, args.seed))
         return
     logging.basicConfig(level=logging.WARNING)
     if "cl_lns" in args.methods:

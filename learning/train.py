@@ -2,8 +2,8 @@
 
 AdamW (lr 1e-3, weight decay 5e-5, amsgrad), batches of graphs, the InfoNCE loss
 (or the BCE imitation ablation), 12.5% of the instances held out for validation, the
-checkpoint with the lowest validation loss kept, one CSV line per epoch (and TensorBoard
-scalars ``loss/train``, ``loss/validation`` when the ``tensorboard`` package is installed).
+checkpoint with the lowest validation loss (or the highest validation top-k recall) kept, one
+CSV line per epoch (and TensorBoard scalars when the ``tensorboard`` package is installed).
 """
 from __future__ import annotations
 
@@ -72,13 +72,17 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> torch.Tensor:
-    """Mean loss over the graphs of ``samples``, scored in one batched forward pass."""
+def graph_logits(model: GATPolicy, samples: list) -> list[torch.Tensor]:
+    """The logits of each graph of ``samples``, in order, scored in one batched forward pass."""
     batch = Batch.from_data_list([s.graph for s in samples])
     logits = model(batch)
-    losses = [loss(logits[batch.ptr[i]:batch.ptr[i + 1]], s.positives, s.negatives, temperature)
-              for i, s in enumerate(samples)]
-    return torch.stack(losses).mean()
+    return [logits[batch.ptr[i]:batch.ptr[i + 1]] for i in range(len(samples))]
+
+
+def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> torch.Tensor:
+    """Mean loss over the graphs of ``samples``."""
+    return torch.stack([loss(logits, s.positives, s.negatives, temperature)
+                        for s, logits in zip(samples, graph_logits(model, samples))]).mean()
 
 
 def top_k_recall(logits: torch.Tensor, positives: torch.Tensor) -> float:
@@ -101,12 +105,9 @@ def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> tuple[floa
     with torch.no_grad():
         for start in range(0, len(samples), config.batch_size):
             chunk = samples[start:start + config.batch_size]
-            batch = Batch.from_data_list([s.graph for s in chunk])
-            logits = model(batch)
-            for i, s in enumerate(chunk):
-                own = logits[batch.ptr[i]:batch.ptr[i + 1]]
-                total += float(loss(own, s.positives, s.negatives, config.temperature))
-                recall += top_k_recall(own, s.positives)
+            for s, logits in zip(chunk, graph_logits(model, chunk)):
+                total += float(loss(logits, s.positives, s.negatives, config.temperature))
+                recall += top_k_recall(logits, s.positives)
     return total / len(samples), recall / len(samples)
 
 
@@ -168,7 +169,8 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
         if criterion < best[0]:
             best = (criterion, epoch)
             info = {"config": asdict(config), "epoch": epoch, "train_loss": train_loss,
-                    "validation_loss": validation_loss, "validation_recall": validation_recall, "train_files": [f.name for f in train_files],
+                    "validation_loss": validation_loss, "validation_recall": validation_recall,
+                    "train_files": [f.name for f in train_files],
                     "validation_files": [f.name for f in validation_files],
                     "train_samples": len(train_samples), "validation_samples": len(validation_samples)}
             save_checkpoint(checkpoint, model, training=info)
@@ -189,7 +191,7 @@ class _CurveWriter:
         self.path = Path(path) if path is not None else None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text("epoch,train_loss,validation_loss,validation_recall,time\n")
+            self.path.write_text("")
         self.board = None
         if tensorboard_dir is not None:
             try:
@@ -202,7 +204,10 @@ class _CurveWriter:
     def write(self, row: dict) -> None:
         if self.path is not None:
             with self.path.open("a", newline="") as handle:
-                csv.DictWriter(handle, fieldnames=list(row)).writerow(row)
+                writer = csv.DictWriter(handle, fieldnames=list(row))
+                if handle.tell() == 0:
+                    writer.writeheader()
+                writer.writerow(row)
         if self.board is not None:
             for tag, key in (("loss/train", "train_loss"), ("loss/validation", "validation_loss"),
                              ("recall/validation", "validation_recall")):

@@ -125,7 +125,8 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         status=status, stop_reason=stop_reason, objective=incumbent.objective, x=incumbent.x,
         trajectory=incumbent.trajectory, iterations=records, runtime=time.perf_counter() - started,
         feasibility=problem.check(incumbent.x) if incumbent.x is not None else None, seed=seed,
-        time_limit=time_limit, dual_bound=dual_bound, solver_time=solver.total_solve_time + solver.total_reset_time, problem=problem)
+        time_limit=time_limit, dual_bound=dual_bound, solver_time=solver.total_solve_time + solver.total_reset_time,
+        problem=problem)
     if out is not None and result.x is not None:
         result.write_sol(out)
     log.info("%s: %s, objective %s after %.2fs (%s, %d iterations)", problem.name, status, result.objective,

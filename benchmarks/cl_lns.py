@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from heuristics.cl_lns import PRETRAINED_DIR, CLLNS
+from learning.selector import PRETRAINED_DIR, CLLNS
 from lns.api import solve
-from lns.metrics import best_found, primal_gap, primal_integral
-from lns.problem import read_problem
+from lns.core.metrics import best_found, primal_gap, primal_integral
+from lns.core.problem import read_problem
 
 METHODS = ("scip", "random", "local_branching", "lb_relax", "cl_lns")
 

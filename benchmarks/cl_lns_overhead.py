@@ -17,11 +17,11 @@ import time
 
 import numpy as np
 
-from heuristics.base import SearchState
-from heuristics.cl_lns import CLLNS
+from lns.core.selection import SearchState
+from learning.selector import CLLNS
 from learning.features import FeatureExtractor
-from lns.problem import read_problem
-from lns.scip_solver import ScipSolver
+from lns.core.problem import read_problem
+from lns.core.scip_subsolver import ScipSolver
 
 
 def main(argv=None) -> None:

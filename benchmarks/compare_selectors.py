@@ -22,11 +22,11 @@ import logging
 
 import numpy as np
 
-from heuristics.registry import SELECTORS
+from lns.registry import SELECTORS
 from instances.bundled import resolve_instance
 from lns.api import solve
-from lns.metrics import best_found, primal_gap, primal_integral
-from lns.solu import known_objective
+from lns.core.metrics import best_found, primal_gap, primal_integral
+from lns.core.solu import known_objective
 
 OPEN_MIPLIB = ["air05", "seymour", "swath", "mas74", "rout", "timtab1", "danoint", "pk1", "dano3mip"]
 #: Selectors that need a trained model.

@@ -18,8 +18,8 @@ import statistics
 
 from instances.bundled import resolve_instance
 from lns.api import solve
-from lns.metrics import primal_gap, primal_integral
-from lns.solu import known_objective
+from lns.core.metrics import primal_gap, primal_integral
+from lns.core.solu import known_objective
 
 OPEN_MIPLIB = ["air05", "seymour", "swath", "mas74", "rout", "timtab1", "danoint", "pk1", "dano3mip"]
 

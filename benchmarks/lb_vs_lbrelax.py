@@ -7,7 +7,7 @@ LNS run, so LB-RELAX's LP is hot-started from the previous incumbent's basis. Th
 incumbent ``x*`` and for every method (LB and the LB-RELAX variants), the script
 
 1. times the selection of a neighborhood of ``k`` integer variables;
-2. runs one LNS iteration as :func:`lns.loop.run_lns` does: a solution the selector
+2. runs one LNS iteration as :func:`lns.core.loop.run_lns` does: a solution the selector
    found (LB's) becomes the incumbent, then one sub-solve frees the neighborhood
    (``iteration`` columns);
 3. separately, runs one sub-solve of the neighborhood from ``x*`` itself, so that the
@@ -29,14 +29,14 @@ import time
 
 import numpy as np
 
-from heuristics.base import SearchState
+from lns.core.selection import SearchState
 from heuristics.lb_relax import LBRelax
 from heuristics.local_branching import FRESH_START, LocalBranching
 from heuristics.random_selector import RandomSelector
 from instances.bundled import resolve_instance
-from lns.loop import SEED_BOUND
-from lns.problem import read_problem
-from lns.scip_solver import ScipSolver
+from lns.core.subsolver import SEED_BOUND
+from lns.core.problem import read_problem
+from lns.core.scip_subsolver import ScipSolver
 
 
 def parse_args(argv=None):

@@ -1,10 +1,10 @@
 """Which LP solver for the LP relaxations: HiGHS (cold, by method; hot-started) against SCIP's LP.
 
 For each instance: the root LP with SCIP (all variables made continuous, presolving and
-heuristics off, model building included) and with :func:`lns.lp.solve_lp` for every
+heuristics off, model building included) and with :func:`lns.core.lp.solve_lp` for every
 HiGHS method; then the Local Branching LP (``Σ|x_j - x*_j| <= k``) for a sequence of
 incumbents (plain SCIP's incumbents within ``--initial-time`` seconds), solved cold with
-:func:`~lns.lp.solve_lp` and hot-started with :class:`heuristics.lb_relax.DistanceLP`,
+:func:`~lns.core.lp.solve_lp` and hot-started with :class:`heuristics.lb_relax.DistanceLP`,
 checking that both reach the same objective. Timings are wall-clock seconds, single thread.
 
 Example (about 2 minutes)::
@@ -21,9 +21,9 @@ import numpy as np
 from heuristics.lb_relax import DistanceLP
 from heuristics.local_branching import Distance
 from instances.bundled import resolve_instance
-from lns.lp import METHODS, solve_lp
-from lns.problem import read_problem
-from lns.scip_solver import ScipSolver
+from lns.core.lp import METHODS, solve_lp
+from lns.core.problem import read_problem
+from lns.core.scip_subsolver import ScipSolver
 
 
 def parse_args(argv=None):

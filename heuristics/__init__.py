@@ -1,5 +1,1 @@
-"""Neighborhood selectors for the LNS loop; see :mod:`heuristics.registry` for the names."""
-from heuristics.base import Neighborhood, SearchState, Selector
-from heuristics.registry import SELECTORS, make_selector, selector_class
-
-__all__ = ["Neighborhood", "SearchState", "Selector", "SELECTORS", "make_selector", "selector_class"]
+"""Neighborhood selectors for the LNS loop (the protocol is :mod:`lns.core.selection`; names in :mod:`lns.registry`)."""

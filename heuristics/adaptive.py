@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heuristics.base import Neighborhood, SearchState, Selector
+from lns.core.selection import Neighborhood, SearchState, Selector
 
 
 class AdaptiveSelector(Selector):
@@ -46,7 +46,7 @@ class AdaptiveSelector(Selector):
 
     def __init__(self, selectors=("random", "lb_relax", "rins", "graph"), options: dict | None = None,
                  decay: float = 0.8, reward: float = 1.0, penalty: float = 0.0, min_weight: float = 0.05):
-        from heuristics.registry import make_selector
+        from lns.registry import make_selector
 
         selectors = list(selectors)
         if not selectors or len(set(selectors)) != len(selectors):

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from heuristics.base import Neighborhood, SearchState, Selector
-from lns.problem import Problem
+from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.problem import Problem
 
 
 class GraphInduced(Selector):

@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from heuristics.base import Neighborhood, SearchState, Selector
+from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.local_branching import Distance, absolute_value_rows, require_integers
 from heuristics.sizing import fit_to_size
-from lns.lp import METHODS, WARM_START_AVAILABLE, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
-from lns.problem import INTEGER, Problem
+from lns.core.lp import METHODS, WARM_START_AVAILABLE, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
+from lns.core.problem import INTEGER, Problem
 
 VARIANTS = ("positive", "topk", "sample")
 #: Δ below this counts as zero (LP solutions are exact only to the solver's tolerances).
@@ -90,10 +90,10 @@ class LBRelax(Selector):
         Keep the LP in HiGHS across calls and hot-start each solve from the previous optimal
         basis (:class:`DistanceLP`; default). Measured on the same incumbents of air05 and
         seymour, a hot re-solve takes 0.01-0.09 s against 0.7-1.8 s cold. Where scipy's
-        bundled HiGHS object is missing (:data:`lns.lp.WARM_START_AVAILABLE`), every solve
+        bundled HiGHS object is missing (:data:`lns.core.lp.WARM_START_AVAILABLE`), every solve
         is cold.
     lp_method : {"highs", "highs-ds", "highs-ipm"}
-        HiGHS algorithm of the cold solves (see :mod:`lns.lp`).
+        HiGHS algorithm of the cold solves (see :mod:`lns.core.lp`).
 
     Notes
     -----

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from heuristics.base import Neighborhood, SearchState, Selector
+from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.sizing import fit_to_size
-from lns.errors import UnsupportedProblemError
-from lns.lp import ExtraColumns, ExtraRows
-from lns.loop import SEED_BOUND
-from lns.problem import Problem
-from lns.scip_solver import ScipSolver
+from lns.core.errors import UnsupportedProblemError
+from lns.core.lp import ExtraColumns, ExtraRows
+from lns.core.subsolver import SEED_BOUND
+from lns.core.problem import Problem
+from lns.core.scip_subsolver import ScipSolver
 
 
 #: SCIP keeps the best solutions of a solve in the original problem at ``freeTransform`` and
@@ -78,7 +78,7 @@ class Distance:
         return float(np.abs(np.asarray(x)[integer] - self.incumbent[integer]).sum())
 
     def lp_rows(self, k: float) -> tuple[ExtraColumns, ExtraRows]:
-        """The auxiliary columns and the rows ``Δ(x) <= k`` for :func:`lns.lp.solve_lp`.
+        """The auxiliary columns and the rows ``Δ(x) <= k`` for :func:`lns.core.lp.solve_lp`.
 
         Rows: first the distance row, then ``x_j - d_j <= x*_j`` and ``-x_j - d_j <= -x*_j``
         for each interior general integer ``j``.

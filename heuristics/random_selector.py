@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heuristics.base import Neighborhood, SearchState, Selector
+from lns.core.selection import Neighborhood, SearchState, Selector
 
 
 class RandomSelector(Selector):

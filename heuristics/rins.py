@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from heuristics.base import Neighborhood, SearchState, Selector
+from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.sizing import fit_to_size
-from lns.lp import METHODS, LPSolution, solve_lp
-from lns.problem import Problem
+from lns.core.lp import METHODS, LPSolution, solve_lp
+from lns.core.problem import Problem
 
 #: An incumbent value and an LP value closer than this agree.
 AGREEMENT_TOL = 1e-6
@@ -21,7 +21,7 @@ class RINS(Selector):
     if fewer, so the neighborhood has ``min(size, #integers)`` variables.
 
     The root LP is solved once per problem, at the first call (so its time is clipped to the
-    run's deadline), with HiGHS (:func:`lns.lp.solve_lp`). If it fails (time limit,
+    run's deadline), with HiGHS (:func:`lns.core.lp.solve_lp`). If it fails (time limit,
     numerical trouble), every call falls back to a uniformly random neighborhood
     (``info["fallback"] = True``).
 

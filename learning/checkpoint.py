@@ -14,7 +14,7 @@ import torch
 
 from learning.features import feature_spec
 from learning.model import GATPolicy
-from lns.errors import LNSError
+from lns.core.errors import LNSError
 
 CHECKPOINT_FORMAT = 1
 MODEL_CLASSES = {"GATPolicy": GATPolicy}

@@ -30,12 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.loop import SEED_BOUND
-from lns.neighborhood_size import AdaptiveSize
-from lns.problem import Problem, instance_name, read_problem
-from lns.scip_solver import ScipSolver
-from heuristics.base import SearchState
-from heuristics.registry import make_selector
+from lns.core.subsolver import SEED_BOUND
+from lns.core.neighborhood_size import AdaptiveSize
+from lns.core.problem import Problem, instance_name, read_problem
+from lns.core.scip_subsolver import ScipSolver
+from lns.core.selection import SearchState
+from lns.registry import make_selector
 from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
 
 log = logging.getLogger("lns.collect")
@@ -53,7 +53,7 @@ class CollectConfig:
         LNS iterations with the LB expert per instance.
     initial_fraction, growth, max_fraction : float
         LB's radius ``k``: start fraction of the integer variables, growth after an iteration
-        without improvement, cap (the CL-LNS rule of :class:`lns.neighborhood_size.AdaptiveSize`).
+        without improvement, cap (the CL-LNS rule of :class:`lns.core.neighborhood_size.AdaptiveSize`).
     expert : dict
         Constructor arguments of the ``local_branching`` selector (e.g. its ``time_limit``).
     initial_time_limit : float

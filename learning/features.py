@@ -7,7 +7,7 @@ Gasse et al. (NeurIPS 2019) and Khalil et al. (AAAI 2016), computed without Ecol
   ``a' x <= b'`` (``a x <= u`` and ``-a x <= -l``; an equality gives both), so that
   duals, slacks and tightness have one meaning for every node;
 * one edge per non-zero of those rows, from the constraint node to the variable;
-* the LP relaxation (HiGHS through :func:`lns.lp.solve_lp`) is solved once per
+* the LP relaxation (HiGHS through :func:`lns.core.lp.solve_lp`) is solved once per
   problem and gives the LP value, fractionality, reduced cost, dual and slack features.
 
 Static columns are computed once in :class:`FeatureExtractor` (``__init__``); the dynamic
@@ -30,8 +30,8 @@ from enum import IntEnum
 import numpy as np
 import scipy.sparse as sp
 
-from lns.lp import solve_lp
-from lns.problem import BINARY, CONTINUOUS, INTEGER, Problem
+from lns.core.lp import solve_lp
+from lns.core.problem import BINARY, CONTINUOUS, INTEGER, Problem
 
 #: Bumped whenever a column changes meaning; checkpoints record it.
 FEATURE_VERSION = 1
@@ -165,7 +165,7 @@ def split_rows(problem: Problem) -> tuple:
 
 
 def solve_root_lp(problem: Problem, upper_rows: np.ndarray, lower_rows: np.ndarray, time_limit: float) -> RootLP:
-    """The LP relaxation (:func:`lns.lp.solve_lp`, HiGHS) in the minimisation sense and split-row form.
+    """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS) in the minimisation sense and split-row form.
 
     A row's dual ``d`` (minimisation sense) is ``<= 0`` when its upper side binds and ``>= 0``
     when its lower side does; its ``a x <= u`` node gets ``min(d, 0)`` and its ``-a x <= -l``

@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from lns.errors import UnknownNameError
+from lns.core.errors import UnknownNameError
 
 LOSSES = ("infonce", "bce")
 

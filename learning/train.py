@@ -23,7 +23,7 @@ from learning.dataset import instance_files, load_samples, normalization_stats, 
 from learning.features import ConsFeature, EdgeFeature, VarFeature
 from learning.loss import loss_function
 from learning.model import GATPolicy
-from lns.errors import UnknownNameError
+from lns.core.errors import UnknownNameError
 
 log = logging.getLogger("lns.train")
 

@@ -4,19 +4,19 @@
 >>> result = solve("air05.mps.gz", selector="random", time_limit=60, seed=0)  # doctest: +SKIP
 
 The names below load on first use (PEP 562), so that importing one module of the
-package (``lns.problem``, say, from a selector) does not import the whole API.
+package (``lns.core.problem``, say, from a selector) does not import the whole API.
 """
 from importlib import import_module
 
 _EXPORTS = {
     "solve": "lns.api",
-    "Problem": "lns.problem", "read_problem": "lns.problem",
-    "Result": "lns.result", "Status": "lns.result", "Improvement": "lns.result", "IterationRecord": "lns.result",
-    "Callback": "lns.result",
-    "LNSConfig": "lns.loop",
-    "LNSError": "lns.errors", "ProblemReadError": "lns.errors", "UnsupportedProblemError": "lns.errors",
-    "InfeasibleProblemError": "lns.errors", "UnboundedProblemError": "lns.errors", "SolutionFileError": "lns.errors",
-    "UnknownNameError": "lns.errors",
+    "Problem": "lns.core.problem", "read_problem": "lns.core.problem",
+    "Result": "lns.core.result", "Status": "lns.core.result", "Improvement": "lns.core.result", "IterationRecord": "lns.core.result",
+    "Callback": "lns.core.result",
+    "LNSConfig": "lns.core.config",
+    "LNSError": "lns.core.errors", "ProblemReadError": "lns.core.errors", "UnsupportedProblemError": "lns.core.errors",
+    "InfeasibleProblemError": "lns.core.errors", "UnboundedProblemError": "lns.core.errors", "SolutionFileError": "lns.core.errors",
+    "UnknownNameError": "lns.core.errors",
 }
 
 __all__ = list(_EXPORTS)

@@ -8,17 +8,19 @@ from pathlib import Path
 
 import numpy as np
 
-from heuristics.base import Selector
-from heuristics.registry import make_selector
-from lns.errors import InfeasibleProblemError, SolutionFileError, UnboundedProblemError, UnknownNameError
-from lns.interrupt import InterruptGuard
-from lns.loop import DEADLINE_MARGIN, SEED_BOUND, Incumbent, LNSConfig, run_lns
-from lns.problem import Problem, instance_name, problem_from_scip, read_scip_model
-from lns.progress import ImprovementLogger
-from lns.result import Callback, Result, Status
-from lns.scip_solver import ScipSolver
-from lns.solu import known_objective
-from lns.solution_file import read_sol
+from lns.core.selection import Selector
+from lns.registry import make_selector
+from lns.core.errors import InfeasibleProblemError, SolutionFileError, UnboundedProblemError, UnknownNameError
+from lns.core.interrupt import InterruptGuard
+from lns.core.config import DEADLINE_MARGIN, LNSConfig
+from lns.core.loop import Incumbent, run_lns
+from lns.core.subsolver import SEED_BOUND
+from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
+from lns.core.progress import ImprovementLogger
+from lns.core.result import Callback, Result, Status
+from lns.core.scip_subsolver import ScipSolver
+from lns.core.solu import known_objective
+from lns.core.solution_file import read_sol
 
 log = logging.getLogger("lns")
 
@@ -41,7 +43,7 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     method : {"lns", "scip", "cpsat"}
         ``"lns"``: large neighborhood search with ``selector``; ``"scip"``: plain SCIP on the
         whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
-        OR-Tools CP-SAT on the whole (pure-integer) problem, see :func:`lns.cpsat.solve_cpsat`
+        OR-Tools CP-SAT on the whole (pure-integer) problem, see :func:`lns.core.cpsat.solve_cpsat`
         (``**options`` are its ``num_workers`` and ``max_scale_exponent``).
     time_limit : float or None
         Wall-clock seconds for everything, reading the file included.
@@ -62,7 +64,7 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     callbacks : list of Callback, optional
         Hooks called on each improvement and iteration.
     **options
-        Fields of :class:`lns.loop.LNSConfig` (``initial_fraction``, ``iteration_time_limit``, ...).
+        Fields of :class:`lns.core.loop.LNSConfig` (``initial_fraction``, ``iteration_time_limit``, ...).
 
     Returns
     -------
@@ -82,7 +84,7 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     if method not in METHODS:
         raise UnknownNameError("method", method, METHODS)
     if method == "cpsat":
-        from lns.cpsat import solve_cpsat
+        from lns.core.cpsat import solve_cpsat
 
         return solve_cpsat(instance, time_limit=time_limit, seed=seed, optimum=optimum, callbacks=callbacks,
                            started=started, **options)

@@ -2,7 +2,7 @@
 
 A *method* is ``"scip"`` (plain SCIP on the whole problem), ``"cpsat"`` (OR-Tools CP-SAT
 on the whole problem, pure-integer problems only) or the registry name of a neighborhood
-selector (LNS with that selector, see :data:`heuristics.registry.SELECTORS`); ``"all"``
+selector (LNS with that selector, see :data:`lns.registry.SELECTORS`); ``"all"``
 names every one of them that is configured. Every run gets the same wall-clock budget,
 reading the problem included, and its incumbent trajectory is stored
 (:mod:`lns.bench_store`).
@@ -23,12 +23,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from heuristics.registry import SELECTORS
+from lns.registry import SELECTORS
 from instances.bundled import resolve_instance
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
-from lns.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
-from lns.problem import instance_name
-from lns.solu import known_objective
+from lns.core.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
+from lns.core.problem import instance_name
+from lns.core.solu import known_objective
 
 log = logging.getLogger("lns")
 
@@ -51,9 +51,9 @@ class RunSpec:
     time_limit : float
     method_options : dict
         For a selector: its constructor arguments; for ``"cpsat"``: options of
-        :func:`lns.cpsat.solve_cpsat` (``num_workers``, ``max_scale_exponent``).
+        :func:`lns.core.cpsat.solve_cpsat` (``num_workers``, ``max_scale_exponent``).
     lns_options : dict
-        Fields of :class:`lns.loop.LNSConfig` for LNS and plain SCIP runs.
+        Fields of :class:`lns.core.loop.LNSConfig` for LNS and plain SCIP runs.
     """
 
     instance_set: str

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from lns.errors import LNSError
+from lns.core.errors import LNSError
 
 RECORDS = "records"
 TABLE = "runs.csv"

@@ -2,7 +2,7 @@
 
 The runs of a folder (:mod:`lns.bench_store`) are grouped by instance set and time limit
 ``T``; each group gets a markdown table and two plots. Per run, the primal gap is the step
-function of its trajectory (:mod:`lns.metrics`); seeds are averaged per instance and
+function of its trajectory (:mod:`lns.core.metrics`); seeds are averaged per instance and
 method before instances are aggregated, so every instance weighs the same. A run that
 failed or was skipped (a method that does not apply, such as CP-SAT on a problem with
 continuous variables) has no solution: gap 1 throughout, primal integral ``T``.
@@ -22,7 +22,7 @@ import numpy as np
 
 from lns.bench import method_names
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord, write_table
-from lns.metrics import (best_found, best_performing_rate, gap_at, gap_curves, primal_integral, primal_integrals,
+from lns.core.metrics import (best_found, best_performing_rate, gap_at, gap_curves, primal_integral, primal_integrals,
                          survival_rate)
 
 

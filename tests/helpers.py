@@ -5,7 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.bundled import BUNDLED_DIR
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 
 def miplib(name: str):

@@ -5,10 +5,10 @@ import pytest
 
 from helpers import miplib
 from heuristics.adaptive import AdaptiveSelector
-from heuristics.base import SearchState
+from lns.core.selection import SearchState
 from lns.api import solve
-from lns.problem import read_problem
-from lns.result import IterationRecord
+from lns.core.problem import read_problem
+from lns.core.result import IterationRecord
 
 
 def record(improved, seconds=0.1):

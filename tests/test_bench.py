@@ -17,7 +17,7 @@ import lns.api
 from configs import CONFIG_DIR
 from lns.bench import compose_matrix, expand_methods, method_names, run_matrix, shard
 from lns.bench_store import BenchStore, RunRecord
-from lns.errors import LNSError, ProblemReadError, UnknownNameError
+from lns.core.errors import LNSError, ProblemReadError, UnknownNameError
 from lns.report import references, write_report
 
 

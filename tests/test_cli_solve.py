@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from helpers import miplib
-from lns.problem import read_problem
-from lns.solution_file import read_sol
+from lns.core.problem import read_problem
+from lns.core.solution_file import read_sol
 
 
 def lns_solve(*overrides, cwd, timeout=120):

@@ -4,8 +4,8 @@ from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 
 from configs import CONFIG_DIR
-from heuristics.registry import SELECTORS, selector_class
-from lns.loop import LNSConfig
+from lns.registry import SELECTORS, selector_class
+from lns.core.config import LNSConfig
 
 SELECTOR_CONFIGS = sorted(path.stem for path in (CONFIG_DIR / "selector").glob("*.yaml"))
 

@@ -4,11 +4,11 @@ import pytest
 import scipy.sparse as sp
 from helpers import knapsack, miplib, mixed_problem
 
-from lns import metrics
+from lns.core import metrics
 from lns.api import solve
-from lns.cpsat import build_cpsat_model, solve_cpsat
-from lns.errors import InfeasibleProblemError, UnsupportedProblemError
-from lns.problem import Problem
+from lns.core.cpsat import build_cpsat_model, solve_cpsat
+from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
+from lns.core.problem import Problem
 
 
 def _two_var_problem(coefficients, upper=(10.0, 10.0), rhs=1.1, types=("I", "I")):

@@ -12,8 +12,8 @@ from instances.generators import CLASSES, MANIFEST, instance_rng, problem_class,
 from instances.generators.ca import draw_auction
 from instances.generators.graphs import barabasi_albert, erdos_renyi, greedy_clique_partition
 from instances.generators.sampling import distinct_subsets
-from lns.errors import UnknownNameError
-from lns.problem import read_problem
+from lns.core.errors import UnknownNameError
+from lns.core.problem import read_problem
 
 # Tiny parameters per class: every test below runs in well under a second per class.
 TINY = {

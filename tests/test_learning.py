@@ -9,14 +9,14 @@ import torch
 from torch_geometric.data import Batch
 
 from helpers import knapsack, mixed_problem
-from heuristics.cl_lns import sample_by_scores
+from learning.selector import sample_by_scores
 from learning.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from learning.features import (CONS_DYNAMIC_START, VAR_DYNAMIC_START, ConsFeature, EdgeFeature, FeatureExtractor,
                                VarFeature, split_rows)
 from learning.graph import make_graph, observation_graph
 from learning.loss import imitation_bce, info_nce, loss_function
 from learning.model import GATPolicy
-from lns.errors import UnknownNameError
+from lns.core.errors import UnknownNameError
 
 
 def _model(**options):
@@ -185,7 +185,7 @@ def test_sampling_is_reproducible_and_nonempty():
 
 
 def test_classical_solve_does_not_import_torch():
-    code = ("import sys; from helpers import knapsack; import heuristics.registry; from lns.api import solve; "
+    code = ("import sys; from helpers import knapsack; import lns.registry; from lns.api import solve; "
             "r = solve(knapsack(), 'random', time_limit=5, iteration_limit=2, seed=0); "
             "assert r.objective is not None; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(_tests_dir()),

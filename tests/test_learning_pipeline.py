@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from lns.api import solve
-from lns.errors import UnknownNameError
-from heuristics.base import SearchState
-from heuristics.cl_lns import CLLNS
+from lns.core.errors import UnknownNameError
+from lns.core.selection import SearchState
+from learning.selector import CLLNS
 from instances.generators import mis
 from learning.collect import CollectConfig, collect_files, load_instance_file
 from learning.train import TrainConfig, train
@@ -202,8 +202,8 @@ def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
 
 def _p0201_start():
     from helpers import miplib
-    from lns.problem import read_problem
-    from lns.scip_solver import ScipSolver
+    from lns.core.problem import read_problem
+    from lns.core.scip_subsolver import ScipSolver
 
     problem = read_problem(miplib("p0201"))
     return problem, ScipSolver(problem).solve(time_limit=20, seed=0, solution_limit=1).best.x
@@ -234,7 +234,7 @@ def test_cl_lns_config_composes_with_the_shipped_default():
     from hydra.utils import instantiate
 
     from configs import CONFIG_DIR
-    from heuristics.cl_lns import PRETRAINED_DIR
+    from learning.selector import PRETRAINED_DIR
 
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         selector = instantiate(compose("solve", overrides=["selector=cl_lns"]).selector)

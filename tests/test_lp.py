@@ -4,8 +4,8 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.lp import WARM_START_AVAILABLE, ExtraColumns, ExtraRows, WarmLP, solve_lp
-from lns.problem import Problem, read_problem
+from lns.core.lp import WARM_START_AVAILABLE, ExtraColumns, ExtraRows, WarmLP, solve_lp
+from lns.core.problem import Problem, read_problem
 
 
 def lp(objective, matrix, row_lower, row_upper, lower, upper, sense="minimize", types=None):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from lns.metrics import (best_found, best_performing_rate, gap_at, gap_curves, primal_gap, primal_integral,
+from lns.core.metrics import (best_found, best_performing_rate, gap_at, gap_curves, primal_gap, primal_integral,
                          primal_integrals, survival_rate)
 
 

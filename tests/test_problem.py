@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.errors import ProblemReadError, UnsupportedProblemError
-from lns.problem import read_problem
-from lns.scip_solver import ScipSolver
+from lns.core.errors import ProblemReadError, UnsupportedProblemError
+from lns.core.problem import read_problem
+from lns.core.scip_subsolver import ScipSolver
 
 
 @pytest.mark.parametrize("name, rows, cols, integers", [

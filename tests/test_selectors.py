@@ -7,17 +7,17 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from heuristics.base import SearchState
+from lns.core.selection import SearchState
 from heuristics.graph import GraphInduced
 from heuristics.lb_relax import DistanceLP, LBRelax
 from heuristics.local_branching import Distance, LocalBranching
-from heuristics.registry import SELECTORS, make_selector
+from lns.registry import SELECTORS, make_selector
 from heuristics.rins import RINS
 from lns.api import solve
-from lns.errors import UnknownNameError, UnsupportedProblemError
-from lns.lp import WARM_START_AVAILABLE, solve_lp
-from lns.problem import Problem, read_problem
-from lns.scip_solver import ScipSolver
+from lns.core.errors import UnknownNameError, UnsupportedProblemError
+from lns.core.lp import WARM_START_AVAILABLE, solve_lp
+from lns.core.problem import Problem, read_problem
+from lns.core.scip_subsolver import ScipSolver
 
 #: Selectors that need a trained model; the learning tests cover them.
 NEEDS_MODEL = {"cl_lns"}

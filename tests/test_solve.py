@@ -5,10 +5,10 @@ import scipy.sparse as sp
 from helpers import knapsack, miplib, mixed_problem
 from lns import (InfeasibleProblemError, Problem, SolutionFileError, UnboundedProblemError, UnknownNameError,
                  read_problem, solve)
-from lns.result import Callback
-from lns.scip_solver import ScipSolver
-from lns.solu import known_objective
-from lns.solution_file import read_sol
+from lns.core.result import Callback
+from lns.core.scip_subsolver import ScipSolver
+from lns.core.solu import known_objective
+from lns.core.solution_file import read_sol
 
 # Small neighbourhoods first, growing to the whole problem: the last iterations prove optimality.
 EXACT = dict(initial_fraction=0.3, growth=2.0, max_fraction=1.0, iteration_node_limit=100000)

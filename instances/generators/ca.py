@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.generators.validation import check_count, check_range, names
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 _MAX_REJECTED_PER_BID = 100
 _PROPOSALS = 4

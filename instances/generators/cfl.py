@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.generators.validation import check_count, check_range
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from instances.generators.graphs import GRAPH_MODELS, WEIGHTINGS, greedy_clique_partition, make_graph, node_weights
 from instances.generators.validation import check_choice, check_count, check_range, names
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 FORMULATIONS = ("edge", "clique")
 

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from instances.generators.graphs import GRAPH_MODELS, WEIGHTINGS, make_graph, node_weights
 from instances.generators.validation import check_choice, check_count, names
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 
 @dataclass(frozen=True)

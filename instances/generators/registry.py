@@ -8,8 +8,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from instances.generators import ca, cfl, mis, mvc, sc
-from lns.errors import UnknownNameError
-from lns.problem import Problem
+from lns.core.errors import UnknownNameError
+from lns.core.problem import Problem
 
 
 @dataclass(frozen=True)

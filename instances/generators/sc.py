@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from instances.generators.sampling import distinct_subsets
 from instances.generators.validation import check_count, check_range, names
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 
 @dataclass(frozen=True)

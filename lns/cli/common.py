@@ -5,7 +5,7 @@ import functools
 import sys
 
 from configs import CONFIG_DIR
-from lns.errors import LNSError
+from lns.core.errors import LNSError
 
 CONFIG_PATH = str(CONFIG_DIR)
 

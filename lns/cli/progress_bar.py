@@ -4,8 +4,8 @@ from __future__ import annotations
 import sys
 import time
 
-from lns.metrics import primal_gap
-from lns.result import Callback, Improvement, IterationRecord
+from lns.core.metrics import primal_gap
+from lns.core.result import Callback, Improvement, IterationRecord
 
 
 class ProgressBar(Callback):

@@ -12,8 +12,8 @@ from instances.bundled import resolve_instance
 from lns.api import solve
 from lns.cli.common import CONFIG_PATH, exit_on_error
 from lns.cli.progress_bar import ProgressBar
-from lns.metrics import primal_gap
-from lns.solu import known_objective
+from lns.core.metrics import primal_gap
+from lns.core.solu import known_objective
 
 log = logging.getLogger("lns")
 

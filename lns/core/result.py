@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.problem import Feasibility, Problem
-from lns.solution_file import write_sol
+from lns.core.problem import Feasibility, Problem
+from lns.core.solution_file import write_sol
 
 
 class Status:

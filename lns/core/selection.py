@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 
 @dataclass
@@ -88,7 +88,7 @@ class Selector(ABC):
     def update(self, record) -> None:
         """Learn from the outcome of the iteration that used this selector's last neighborhood.
 
-        ``record`` is the iteration's :class:`lns.result.IterationRecord` (improved or not,
+        ``record`` is the iteration's :class:`lns.core.result.IterationRecord` (improved or not,
         sub-solve status and times). Adaptive selectors override it; the default ignores it.
         """
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lns.problem import instance_name
+from lns.core.problem import instance_name
 
 
 def read_solu(path: str | Path) -> dict:

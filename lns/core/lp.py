@@ -1,4 +1,4 @@
-"""The LP relaxation of a :class:`~lns.problem.Problem`, solved with HiGHS.
+"""The LP relaxation of a :class:`~lns.core.problem.Problem`, solved with HiGHS.
 
 :func:`solve_lp` drops integrality, optionally appends extra columns (auxiliary
 variables) and extra linear rows (e.g. the local-branching distance row), and
@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from lns.problem import Problem
+from lns.core.problem import Problem
 
 try:
     from scipy.optimize._highspy import _core as _highs

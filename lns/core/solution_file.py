@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.errors import SolutionFileError
-from lns.problem import Problem
+from lns.core.errors import SolutionFileError
+from lns.core.problem import Problem
 
 
 def write_sol(path: str | Path, problem: Problem, x: np.ndarray, objective: float) -> Path:

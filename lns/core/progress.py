@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import logging
 
-from lns.metrics import primal_gap
-from lns.result import Callback, Improvement
+from lns.core.metrics import primal_gap
+from lns.core.result import Callback, Improvement
 
 log = logging.getLogger("lns")
 

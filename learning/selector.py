@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from heuristics.base import Neighborhood, SearchState, Selector
-from lns.problem import Problem
+from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.problem import Problem
 
-PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "learning" / "pretrained"
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 DEFAULT_CHECKPOINT = PRETRAINED_DIR / "mis.pt"
 
 

@@ -1,6 +1,6 @@
 """Anytime metrics of the primal side of a solver run.
 
-A run's *trajectory* is what :attr:`lns.result.Result.trajectory` holds: ``(seconds since
+A run's *trajectory* is what :attr:`lns.core.result.Result.trajectory` holds: ``(seconds since
 the start, objective)`` pairs in time order, one per new incumbent; an objective of
 ``None`` marks "no solution yet". Between entries the incumbent does not change, so the
 primal gap of a run is a step function of time: 1 before the first solution, then the
@@ -85,7 +85,7 @@ def primal_integral(trajectory: Sequence, reference: float | None, time_limit: f
     Parameters
     ----------
     trajectory : sequence of (float, float or None)
-        ``(seconds, objective)`` in time order, as in :attr:`lns.result.Result.trajectory`.
+        ``(seconds, objective)`` in time order, as in :attr:`lns.core.result.Result.trajectory`.
     reference : float or None
         The best known objective p*.
     time_limit : float

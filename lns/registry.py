@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import importlib
 
-from heuristics.base import Selector
-from lns.errors import UnknownNameError
+from lns.core.selection import Selector
+from lns.core.errors import UnknownNameError
 
 SELECTORS = {
     "random": "heuristics.random_selector:RandomSelector",
@@ -16,7 +16,7 @@ SELECTORS = {
     "lb_relax": "heuristics.lb_relax:LBRelax",
     "graph": "heuristics.graph:GraphInduced",
     "rins": "heuristics.rins:RINS",
-    "cl_lns": "heuristics.cl_lns:CLLNS",
+    "cl_lns": "learning.selector:CLLNS",
     "adaptive": "heuristics.adaptive:AdaptiveSelector",
 }
 

@@ -11,7 +11,7 @@ the reason, which the benchmark records as a skipped run.
 
 :func:`solve_cpsat` runs CP-SAT under a time limit and records every solution it
 reports as a trajectory, after checking the solution against the original problem,
-so it returns the same :class:`lns.result.Result` as :func:`lns.solve`.
+so it returns the same :class:`lns.core.result.Result` as :func:`lns.solve`.
 
 References
 ----------
@@ -26,12 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.errors import InfeasibleProblemError, UnsupportedProblemError
-from lns.loop import DEADLINE_MARGIN, SEED_BOUND
-from lns.problem import Problem, instance_name, problem_from_scip, read_scip_model
-from lns.progress import ImprovementLogger
-from lns.result import Callback, Improvement, Result, Status
-from lns.solu import known_objective
+from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
+from lns.core.config import DEADLINE_MARGIN
+from lns.core.subsolver import SEED_BOUND
+from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
+from lns.core.progress import ImprovementLogger
+from lns.core.result import Callback, Improvement, Result, Status
+from lns.core.solu import known_objective
 
 log = logging.getLogger("lns")
 

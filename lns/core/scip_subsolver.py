@@ -11,67 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
-from lns.interrupt import active_guard
-from lns.problem import Problem
-
-#: SCIP statuses after which no solution can exist in the searched space.
-PROVEN_STATUSES = {"optimal", "infeasible", "unbounded", "inforunbd"}
-
-
-@dataclass
-class FoundSolution:
-    """A solution SCIP found during one solve, captured when it was found.
-
-    Attributes
-    ----------
-    time : float
-        ``time.perf_counter()`` when SCIP reported it.
-    objective : float
-        Objective in the problem's own sense.
-    x : numpy.ndarray, shape (n,)
-        Values of all variables, integers rounded.
-    """
-
-    time: float
-    objective: float
-    x: np.ndarray
-
-
-@dataclass
-class SolveOutcome:
-    """What one SCIP solve returned.
-
-    Attributes
-    ----------
-    status : str
-        SCIP's status (``"optimal"``, ``"timelimit"``, ``"infeasible"``, ``"userinterrupt"``, ...).
-    found : list of FoundSolution
-        Every new best solution SCIP found in this solve, in order; empty if none. A start
-        solution handed in is not included.
-    solve_time : float
-        Wall-clock seconds spent in ``optimize()``.
-    dual_bound : float
-        SCIP's dual bound at the end (problem's own sense).
-    """
-
-    status: str
-    found: list = field(default_factory=list)
-    solve_time: float = 0.0
-    dual_bound: float = float("nan")
-
-    @property
-    def best(self) -> FoundSolution | None:
-        return self.found[-1] if self.found else None
-
-    @property
-    def interrupted(self) -> bool:
-        return self.status == "userinterrupt"
-
+from lns.core.interrupt import active_guard
+from lns.core.problem import Problem
+from lns.core.subsolver import FoundSolution, SolveOutcome
 
 class _SolutionRecorder(Eventhdlr):
     """Captures every new best solution with the time SCIP found it."""
@@ -139,7 +85,7 @@ class ScipSolver:
         self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
         self._keep_fixings = False
         self.model.setIntParam("parallel/maxnthreads", threads)
-        self.model.setBoolParam("misc/catchctrlc", False)  # lns.interrupt handles Ctrl-C
+        self.model.setBoolParam("misc/catchctrlc", False)  # lns.core.interrupt handles Ctrl-C
         # Each solve starts fresh: SCIP would otherwise carry the last solve's solutions into the next one.
         self.model.setBoolParam("misc/transsolsorig", False)
         for name, value in (params or {}).items():

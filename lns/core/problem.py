@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from lns.errors import ProblemReadError, UnsupportedProblemError
+from lns.core.errors import ProblemReadError, UnsupportedProblemError
 
 BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
 _SCIP_TYPES = {"BINARY": BINARY, "INTEGER": INTEGER, "CONTINUOUS": CONTINUOUS, "IMPLINT": CONTINUOUS}

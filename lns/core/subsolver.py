@@ -1,0 +1,153 @@
+"""The sub-solver protocol: what the LNS loop asks of the solver of its sub-problems.
+
+A sub-solver holds one model of the whole problem for a run and solves it again and
+again with a different set of integer variables fixed at the incumbent's values. SCIP
+(:class:`lns.core.scip_subsolver.ScipSubSolver`) solves any MILP; CP-SAT
+(:class:`lns.core.cpsat_subsolver.CpSatSubSolver`) pure-integer problems. The loop
+(:mod:`lns.core.loop`), the interrupt guard (:mod:`lns.core.interrupt`) and the tests'
+fake sub-solver know nothing else of them than what is written here.
+"""
+from __future__ import annotations
+
+import contextlib
+import enum
+from dataclasses import dataclass, field
+from typing import Callable, ContextManager, Protocol
+
+import numpy as np
+
+#: Seeds handed to a sub-solver are drawn from ``range(SEED_BOUND)``.
+SEED_BOUND = 2**31 - 1
+
+
+class SolveStatus(str, enum.Enum):
+    """How one solve ended. The values are SCIP's status words, as stored in earlier records."""
+
+    OPTIMAL = "optimal"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    INFEASIBLE_OR_UNBOUNDED = "inforunbd"
+    TIME_LIMIT = "timelimit"
+    NODE_LIMIT = "nodelimit"
+    SOLUTION_LIMIT = "sollimit"
+    INTERRUPTED = "userinterrupt"
+    ERROR = "error"
+    OTHER = "other"
+
+    @property
+    def proven(self) -> bool:
+        """Nothing better than what the solve returned exists in the space it searched."""
+        return self in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE, SolveStatus.UNBOUNDED,
+                        SolveStatus.INFEASIBLE_OR_UNBOUNDED)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class FoundSolution:
+    """A solution found during one solve, captured when it was found.
+
+    Attributes
+    ----------
+    time : float
+        ``time.perf_counter()`` when the solver reported it.
+    objective : float
+        Objective in the problem's own sense.
+    x : numpy.ndarray, shape (n,)
+        Values of all variables, integers rounded.
+    """
+
+    time: float
+    objective: float
+    x: np.ndarray
+
+
+@dataclass
+class SolveOutcome:
+    """What one solve returned.
+
+    Attributes
+    ----------
+    status : SolveStatus
+        How the solve ended.
+    found : list of FoundSolution
+        Every new best solution found in this solve, in order; empty if none. A start
+        solution handed in is not included.
+    solve_time : float
+        Wall-clock seconds spent solving.
+    dual_bound : float
+        The solver's dual bound at the end, in the problem's own sense (NaN if none).
+    """
+
+    status: SolveStatus
+    found: list = field(default_factory=list)
+    solve_time: float = 0.0
+    dual_bound: float = float("nan")
+
+    @property
+    def best(self) -> FoundSolution | None:
+        return self.found[-1] if self.found else None
+
+    @property
+    def interrupted(self) -> bool:
+        return self.status is SolveStatus.INTERRUPTED
+
+
+OnFound = Callable[[FoundSolution], object]
+
+
+class SubSolver(Protocol):
+    """A solver of the problem with some integer variables fixed, re-solved many times in a run.
+
+    Attributes
+    ----------
+    name : str
+        Short name for records and logs (``"scip"``, ``"cpsat"``).
+    total_solve_time : float
+        Seconds spent solving over all calls so far.
+    """
+
+    name: str
+    total_solve_time: float
+
+    def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
+              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
+              on_found: OnFound | None = None) -> SolveOutcome:
+        """Solve with the variables ``fixed`` held at their values in ``start``.
+
+        Parameters
+        ----------
+        time_limit : float
+            Seconds for this solve.
+        seed : int
+            The solver's random seed for this solve, in ``range(SEED_BOUND)``.
+        fixed : numpy.ndarray of int, optional
+            Indices of the variables fixed at ``start``; none if omitted.
+        start : numpy.ndarray, optional
+            A feasible solution: a start (hint) and a cutoff, so that only strictly better
+            solutions are reported. Required when ``fixed`` is given.
+        solution_limit : int
+            Stop after this many solutions (-1: no limit).
+        node_limit : int
+            Stop after this many branch-and-bound nodes (-1: no limit), for runs that repeat
+            exactly; a solver without nodes maps it to its own deterministic work limit.
+        on_found : callable, optional
+            Called with each :class:`FoundSolution` as it is found, so that progress shows live.
+        """
+        ...
+
+    def stop(self) -> None:
+        """Ask the solve in progress to end soon. Safe from another thread; a no-op when idle."""
+        ...
+
+    def session(self) -> ContextManager:
+        """A block of solves of one run: state that speeds up the next solve (fixings, a model)
+        may stay between them, and is undone when the block ends, also after an exception."""
+        ...
+
+
+@contextlib.contextmanager
+def no_session():
+    """A :meth:`SubSolver.session` for sub-solvers that keep nothing between solves."""
+    yield

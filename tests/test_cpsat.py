@@ -6,7 +6,8 @@ from helpers import knapsack, miplib, mixed_problem
 
 from lns.core import metrics
 from lns.api import solve
-from lns.core.cpsat import build_cpsat_model, solve_cpsat
+from lns.core.cpsat import solve_cpsat
+from lns.core.cpsat_model import build_cpsat_model
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.problem import Problem
 

@@ -21,7 +21,7 @@ from lns.core.selection import SearchState
 from learning.selector import CLLNS
 from learning.features import FeatureExtractor
 from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 
 
 def main(argv=None) -> None:
@@ -35,7 +35,7 @@ def main(argv=None) -> None:
           "| call, scores reused (ms) | sub-solve (s) |\n|---|---|---|---|---|---|---|---|---|")
     for path in args.instances:
         problem = read_problem(path)
-        solver = ScipSolver(problem)
+        solver = ScipSubSolver(problem)
         start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
         began = time.perf_counter()
         extractor = FeatureExtractor(problem)

@@ -36,7 +36,7 @@ from heuristics.random_selector import RandomSelector
 from instances.bundled import resolve_instance
 from lns.core.subsolver import SEED_BOUND
 from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 
 
 def parse_args(argv=None):
@@ -126,7 +126,7 @@ def main(argv=None):
              "|---|---|---|---|---|---|---|---|---|"]
     for name in args.instances:
         problem = read_problem(resolve_instance(name))
-        solver = ScipSolver(problem, FRESH_START)  # every sub-solve starts from its own start only
+        solver = ScipSubSolver(problem, FRESH_START)  # every sub-solve starts from its own start only
         k = max(2, int(round(args.fraction * len(problem.integer_indices))))
         xs = incumbents(problem, solver, args.incumbents, k, args.initial_time, args.warmup_time, rng)
         for selector in methods.values():

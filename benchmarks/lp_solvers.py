@@ -23,7 +23,7 @@ from heuristics.local_branching import Distance
 from instances.bundled import resolve_instance
 from lns.core.lp import METHODS, solve_lp
 from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 
 
 def parse_args(argv=None):
@@ -58,7 +58,7 @@ def main(argv=None):
         for method in METHODS:
             solution = solve_lp(problem, method=method)
             root.append(f"| {name} | HiGHS {method} | {solution.objective:.4f} | {solution.solve_time:.3f} |")
-        outcome = ScipSolver(problem).solve(time_limit=args.initial_time, seed=0)
+        outcome = ScipSubSolver(problem).solve(time_limit=args.initial_time, seed=0)
         xs = [s.x for s in outcome.found][-args.incumbents:]
         k = max(2, int(round(args.fraction * len(problem.integer_indices))))
         hot_lp = DistanceLP(problem)

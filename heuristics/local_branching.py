@@ -21,7 +21,7 @@ from lns.core.errors import UnsupportedProblemError
 from lns.core.lp import ExtraColumns, ExtraRows
 from lns.core.subsolver import SEED_BOUND
 from lns.core.problem import Problem
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 
 
 #: SCIP keeps the best solutions of a solve in the original problem at ``freeTransform`` and
@@ -164,11 +164,11 @@ class LocalBranching(Selector):
         self.complete = complete
         self.node_limit = int(node_limit)
         self.scip_params = dict(scip_params or {})
-        self._solver: ScipSolver | None = None
+        self._solver: ScipSubSolver | None = None
 
     def setup(self, problem: Problem) -> None:
         require_integers(problem, self.name)
-        self._solver = ScipSolver(problem, {**FRESH_START, **self.scip_params})
+        self._solver = ScipSubSolver(problem, {**FRESH_START, **self.scip_params})
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         problem = state.problem

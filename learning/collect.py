@@ -33,7 +33,7 @@ import numpy as np
 from lns.core.subsolver import SEED_BOUND
 from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.problem import Problem, instance_name, read_problem
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.selection import SearchState
 from lns.registry import make_selector
 from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
@@ -118,7 +118,7 @@ def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int, rng: n
     return result
 
 
-def find_negatives(problem: Problem, solver: ScipSolver, incumbent: np.ndarray, objective: float,
+def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarray, objective: float,
                    base: np.ndarray, best_improvement: float, config: CollectConfig,
                    rng: np.random.Generator) -> tuple[list, list, int]:
     """Negatives around ``base`` (the LB neighborhood): swapped variants whose sub-solve hardly improves.
@@ -161,7 +161,7 @@ def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict
     """Run the LB expert on ``problem`` and return its samples (a dict of numpy arrays and plain values)."""
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
-    solver = ScipSolver(problem)
+    solver = ScipSubSolver(problem)
     expert = make_selector("local_branching", **(config.expert or {}))
     extractor = FeatureExtractor(problem, lp_time_limit=config.lp_time_limit)
     first = solver.solve(time_limit=config.initial_time_limit, seed=int(rng.integers(SEED_BOUND)),

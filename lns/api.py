@@ -18,7 +18,7 @@ from lns.core.subsolver import SEED_BOUND
 from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
 from lns.core.progress import ImprovementLogger
 from lns.core.result import Callback, Result, Status
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.solu import known_objective
 from lns.core.solution_file import read_sol
 
@@ -144,13 +144,13 @@ def _config(options: dict) -> LNSConfig:
     return LNSConfig(**options)
 
 
-def _load(instance, config: LNSConfig) -> tuple[Problem, ScipSolver]:
+def _load(instance, config: LNSConfig) -> tuple[Problem, ScipSubSolver]:
     if isinstance(instance, Problem):
-        return instance, ScipSolver(instance, config.scip_params)
+        return instance, ScipSubSolver(instance, config.scip_params)
     path = Path(instance)
     model = read_scip_model(path)
     problem = problem_from_scip(model, instance_name(path), source=path)
-    return problem, ScipSolver(problem, config.scip_params, model=model)
+    return problem, ScipSubSolver(problem, config.scip_params, model=model)
 
 
 def _raise_if_proven_empty(problem: Problem, status: str) -> None:

@@ -203,10 +203,10 @@ def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
 def _p0201_start():
     from helpers import miplib
     from lns.core.problem import read_problem
-    from lns.core.scip_subsolver import ScipSolver
+    from lns.core.scip_subsolver import ScipSubSolver
 
     problem = read_problem(miplib("p0201"))
-    return problem, ScipSolver(problem).solve(time_limit=20, seed=0, solution_limit=1).best.x
+    return problem, ScipSubSolver(problem).solve(time_limit=20, seed=0, solution_limit=1).best.x
 
 
 @pytest.mark.parametrize("build, size", [

@@ -4,7 +4,7 @@ import pytest
 from helpers import knapsack, miplib, mixed_problem
 from lns.core.errors import ProblemReadError, UnsupportedProblemError
 from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 
 
 @pytest.mark.parametrize("name, rows, cols, integers", [
@@ -58,7 +58,7 @@ def test_is_better_respects_the_sense():
 
 
 def test_model_built_from_arrays_solves_to_the_known_optimum():
-    outcome = ScipSolver(mixed_problem()).solve(time_limit=10, seed=0)
+    outcome = ScipSubSolver(mixed_problem()).solve(time_limit=10, seed=0)
     assert outcome.status == "optimal"
     assert outcome.best.objective == pytest.approx(-14.25)
 
@@ -96,7 +96,7 @@ def _bounds(solver):
 
 def test_kept_fixings_change_only_what_differs_and_are_restored():
     problem = read_problem(miplib("p0201"))
-    fresh, kept = ScipSolver(problem), ScipSolver(problem)
+    fresh, kept = ScipSubSolver(problem), ScipSubSolver(problem)
     original = _bounds(kept)
     start = fresh.solve(time_limit=10, seed=0, solution_limit=1).best.x
     rng = np.random.default_rng(0)
@@ -114,7 +114,7 @@ def test_kept_fixings_change_only_what_differs_and_are_restored():
 
 def test_kept_fixings_are_restored_after_an_error():
     problem = read_problem(miplib("p0201"))
-    solver = ScipSolver(problem)
+    solver = ScipSubSolver(problem)
     original = _bounds(solver)
     start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
     with pytest.raises(RuntimeError), solver.keeping_fixings():

@@ -17,7 +17,7 @@ from lns.api import solve
 from lns.core.errors import UnknownNameError, UnsupportedProblemError
 from lns.core.lp import WARM_START_AVAILABLE, solve_lp
 from lns.core.problem import Problem, read_problem
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 
 #: Selectors that need a trained model; the learning tests cover them.
 NEEDS_MODEL = {"cl_lns"}
@@ -25,7 +25,7 @@ CLASSICAL = sorted(set(SELECTORS) - NEEDS_MODEL)
 
 
 def first_solution(problem: Problem) -> np.ndarray:
-    outcome = ScipSolver(problem).solve(time_limit=20, seed=0, solution_limit=1)
+    outcome = ScipSubSolver(problem).solve(time_limit=20, seed=0, solution_limit=1)
     return outcome.found[-1].x
 
 

@@ -6,7 +6,7 @@ from helpers import knapsack, miplib, mixed_problem
 from lns import (InfeasibleProblemError, Problem, SolutionFileError, UnboundedProblemError, UnknownNameError,
                  read_problem, solve)
 from lns.core.result import Callback
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.solu import known_objective
 from lns.core.solution_file import read_sol
 
@@ -128,7 +128,7 @@ def test_initial_solution_from_a_sol_file_and_out(tmp_path):
 def test_sol_file_is_readable_by_scip(tmp_path):
     result = solve(miplib("p0201"), iteration_limit=2)
     result.write_sol(tmp_path / "best.sol")
-    solver = ScipSolver(read_problem(miplib("p0201")))
+    solver = ScipSubSolver(read_problem(miplib("p0201")))
     solution = solver.model.readSolFile(str(tmp_path / "best.sol"))
     assert solver.model.getSolObjVal(solution, original=True) == pytest.approx(result.objective)
 
@@ -164,7 +164,7 @@ def test_interrupt_returns_the_best_solution_and_writes_out(tmp_path):
 
 def test_failing_sub_solves_keep_the_incumbent(monkeypatch):
     calls = {"n": 0}
-    original = ScipSolver.solve
+    original = ScipSubSolver.solve
 
     def flaky(self, **kwargs):
         calls["n"] += 1
@@ -172,7 +172,7 @@ def test_failing_sub_solves_keep_the_incumbent(monkeypatch):
             raise RuntimeError("simulated SCIP failure")
         return original(self, **kwargs)
 
-    monkeypatch.setattr(ScipSolver, "solve", flaky)
+    monkeypatch.setattr(ScipSubSolver, "solve", flaky)
     result = solve(miplib("p0201"), iteration_limit=8)
     statuses = [r.status for r in result.iterations]
     assert statuses.count("error") == 4 and len(statuses) == 8
@@ -180,14 +180,14 @@ def test_failing_sub_solves_keep_the_incumbent(monkeypatch):
 
 
 def test_repeated_failures_stop_the_run(monkeypatch):
-    original = ScipSolver.solve
+    original = ScipSubSolver.solve
 
     def broken(self, **kwargs):
         if kwargs.get("fixed") is not None:
             raise RuntimeError("simulated SCIP failure")
         return original(self, **kwargs)
 
-    monkeypatch.setattr(ScipSolver, "solve", broken)
+    monkeypatch.setattr(ScipSubSolver, "solve", broken)
     result = solve(miplib("p0201"), iteration_limit=50, max_failures=3)
     assert result.stop_reason == "failures" and len(result.iterations) == 2
     assert result.x is not None

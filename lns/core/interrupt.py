@@ -6,7 +6,7 @@ and a Python handler alone runs only after SCIP returns. So during a run SCIP's
 catching is off, SIGINT goes to :class:`InterruptGuard`, and a watcher thread,
 woken through :func:`signal.set_wakeup_fd`, stops the SCIP model that is
 solving at that moment (SCIP runs with the GIL released, see
-:meth:`ScipSolver.solve`). The loop checks :attr:`InterruptGuard.requested`
+:meth:`ScipSubSolver.solve`). The loop checks :attr:`InterruptGuard.requested`
 between iterations. A second Ctrl-C raises ``KeyboardInterrupt`` at once.
 """
 from __future__ import annotations

@@ -18,7 +18,7 @@ from lns.core.interrupt import active_guard
 from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.problem import Problem
 from lns.core.result import Callback, Improvement, IterationRecord
-from lns.core.scip_subsolver import ScipSolver
+from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.subsolver import SEED_BOUND
 
 log = logging.getLogger("lns")
@@ -62,7 +62,7 @@ class Incumbent:
         return True
 
 
-def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent: Incumbent, *,
+def run_lns(problem: Problem, selector: Selector, solver: ScipSubSolver, incumbent: Incumbent, *,
             config: LNSConfig, rng: np.random.Generator, deadline: float, iteration_limit: int | None,
             callbacks: list[Callback]) -> tuple[list, str]:
     """Improve ``incumbent`` until the deadline, the iteration limit, optimality or Ctrl-C.
@@ -83,7 +83,7 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSolver, incumbent:
     return records, stop_reason
 
 
-def _search(problem: Problem, selector: Selector, solver: ScipSolver, incumbent: Incumbent, records: list, *,
+def _search(problem: Problem, selector: Selector, solver: ScipSubSolver, incumbent: Incumbent, records: list, *,
             config: LNSConfig, rng: np.random.Generator, deadline: float, iteration_limit: int | None,
             callbacks: list[Callback]) -> str:
     """The iterations of :func:`run_lns`: appends a record per iteration and returns the stop reason."""

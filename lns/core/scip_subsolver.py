@@ -1,7 +1,7 @@
 """SCIP on a problem, with some integer variables fixed: the sub-solver of the LNS loop.
 
-One :class:`ScipSolver` holds one SCIP model for a whole run. Each call to
-:meth:`ScipSolver.solve` fixes the variables outside the neighborhood at their
+One :class:`ScipSubSolver` holds one SCIP model for a whole run. Each call to
+:meth:`ScipSubSolver.solve` fixes the variables outside the neighborhood at their
 incumbent values, hands SCIP the incumbent as a start (so SCIP only accepts
 strictly better solutions: the objective cutoff), solves, and restores the
 original bounds in ``finally``. The same object solves the whole problem for
@@ -22,7 +22,7 @@ from lns.core.subsolver import FoundSolution, SolveOutcome
 class _SolutionRecorder(Eventhdlr):
     """Captures every new best solution with the time SCIP found it."""
 
-    def __init__(self, solver: "ScipSolver"):
+    def __init__(self, solver: "ScipSubSolver"):
         super().__init__()
         self.solver = solver
         self.found: list = []
@@ -47,7 +47,7 @@ class _SolutionRecorder(Eventhdlr):
             self.on_found(found)
 
 
-class ScipSolver:
+class ScipSubSolver:
     """A SCIP model of ``problem``, built once and re-solved with different fixings.
 
     Parameters

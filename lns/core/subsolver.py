@@ -32,6 +32,7 @@ class SolveStatus(str, enum.Enum):
     SOLUTION_LIMIT = "sollimit"
     INTERRUPTED = "userinterrupt"
     ERROR = "error"
+    ABANDONED = "abandoned"
     OTHER = "other"
 
     @property
@@ -39,6 +40,12 @@ class SolveStatus(str, enum.Enum):
         """Nothing better than what the solve returned exists in the space it searched."""
         return self in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE, SolveStatus.UNBOUNDED,
                         SolveStatus.INFEASIBLE_OR_UNBOUNDED)
+
+    @property
+    def usable_after(self) -> bool:
+        """The sub-solver can solve again (``ABANDONED``: a solve that ignored every stop
+        request was left running, and the sub-solver refuses further solves)."""
+        return self is not SolveStatus.ABANDONED
 
     def __str__(self) -> str:
         return self.value

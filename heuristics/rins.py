@@ -43,6 +43,11 @@ class RINS(Selector):
     def setup(self, problem: Problem) -> None:
         self._problem, self._lp = problem, None
 
+    def differing(self, state: SearchState, lp_x: np.ndarray) -> np.ndarray:
+        """Mask over the integer variables: where the incumbent and the LP solution ``lp_x`` differ."""
+        candidates = state.problem.integer_indices
+        return np.abs(state.incumbent[candidates] - lp_x[candidates]) > AGREEMENT_TOL
+
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         problem = state.problem
         if self._problem is not problem:
@@ -53,6 +58,6 @@ class RINS(Selector):
         info = {"lp_status": self._lp.status, "fallback": not self._lp.optimal}
         if not self._lp.optimal:
             return Neighborhood(fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info)
-        differ = np.abs(state.incumbent[candidates] - self._lp.x[candidates]) > AGREEMENT_TOL
+        differ = self.differing(state, self._lp.x)
         info["differing"] = int(differ.sum())
         return Neighborhood(fit_to_size(candidates[differ], size, rng, candidates), info=info)

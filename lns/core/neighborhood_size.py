@@ -5,6 +5,12 @@ grows the size by a factor (1.02) after every iteration that did not improve,
 up to a cap (50%); it never shrinks. Sonnerat et al. (2021) also shrink after a
 sub-solve that hit its time limit, so that the sub-problems stay solvable.
 Both are one class here: ``shrink=None`` gives the CL-LNS rule.
+
+At the cap, a sub-solve that searched its neighborhood completely (proven optimal or
+infeasible under the incumbent's cutoff) without improving says that the cap no longer
+bounds a hard problem: the next neighborhood is then the whole problem, whose complete
+solve proves the incumbent optimal (a small problem thus ends optimal at once instead of
+running to its time limit). If that solve times out, the shrink rule brings the size back.
 """
 from __future__ import annotations
 
@@ -39,6 +45,7 @@ class AdaptiveSize:
             raise ValueError(f"growth must be >= 1, got {growth}")
         if shrink is not None and not 0 < shrink <= 1:
             raise ValueError(f"shrink must be in (0, 1] or None, got {shrink}")
+        self.whole = max(1, n_integer)
         self.cap = max(1, min(n_integer, math.ceil(max_fraction * n_integer)))
         self.floor = max(1, min(min_size, self.cap))
         self.growth = growth
@@ -50,10 +57,18 @@ class AdaptiveSize:
     def size(self) -> int:
         return int(round(self._size))
 
-    def update(self, improved: bool, timed_out: bool) -> None:
-        """Adapt after an iteration: shrink on a time-out (if enabled), else grow when nothing improved."""
+    def update(self, improved: bool, timed_out: bool, complete: bool = False) -> None:
+        """Adapt after an iteration: shrink on a time-out (if enabled), else grow when nothing improved.
+
+        ``complete``: the sub-solve searched its whole neighborhood; without an improvement at
+        the cap, the next size is the whole problem.
+        """
         if timed_out and self.shrink is not None:
             self._size = max(self.floor, self._size * self.shrink)
+        elif complete and not improved and self._size >= self.cap:
+            self.at_cap = True
+            self._size = float(self.whole)
+            return
         elif not improved:
             self.at_cap = self._size >= self.cap
             self._size = min(self.cap, max(self._size * self.growth, self._size + 1))

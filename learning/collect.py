@@ -3,7 +3,10 @@
 For each training instance (Huang et al., ICML 2023, Section 4.2):
 
 1. find a first incumbent with SCIP;
-2. run LNS with Local Branching (LB) as the selector; at every iteration where LB improves, record
+2. run LNS (the loop of :func:`lns.core.loop.run_lns`) with Local Branching (LB) as the selector,
+   LB's best solution as each iteration's step (the neighborhood is not solved again: see
+   :class:`ExpertStep`) and :class:`SampleRecorder` as a callback; at every iteration where LB
+   improves, it records
    * the state: the bipartite graph at the incumbent (:class:`learning.features.FeatureExtractor`);
    * positives: each improving solution SCIP found while solving the LB problem, as the 0/1 vector
      of the integer variables it changes, kept if its improvement is at least ``positive_ratio`` (50%)
@@ -30,12 +33,17 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.core.subsolver import SEED_BOUND
+from heuristics.local_branching import LocalBranching
+from lns.core.config import LNSConfig
+from lns.core.incumbent import Incumbent
+from lns.core.loop import run_lns
 from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.problem import Problem, instance_name, read_problem
+from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState
-from lns.registry import make_selector
+from lns.core.selection import Neighborhood, SearchState
+from lns.core.stop import MaxIterations, NoImprovement, StopReason
+from lns.core.subsolver import SEED_BOUND, SolveOutcome, SolveStatus, no_session
 from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
 
 log = logging.getLogger("lns.collect")
@@ -157,61 +165,107 @@ def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarra
     return negatives, improvements, tries
 
 
+class ExpertStep:
+    """The sub-solver of the collection loop: it solves nothing.
+
+    The expert's best solution (``Neighborhood.solution``, offered to the incumbent by the
+    loop) is the step of each iteration, as in the paper's collection: LB's ILP already is the
+    sub-problem, solved within the LB ball.
+    """
+
+    name = "expert"
+    total_solve_time = 0.0
+
+    def solve(self, **kwargs) -> SolveOutcome:
+        return SolveOutcome(SolveStatus.OTHER)
+
+    def stop(self) -> None:
+        """Nothing runs, so nothing to stop."""
+
+    def session(self):
+        return no_session()
+
+
+class SampleRecorder(Callback):
+    """Records a contrastive sample at each selection where the LB expert improves the incumbent.
+
+    Parameters
+    ----------
+    solver : ScipSubSolver
+        Solves the negative candidates.
+    extractor : FeatureExtractor
+        The state's features.
+    config : CollectConfig
+    rng : numpy.random.Generator
+        The run's generator (negatives draw from it).
+
+    Attributes
+    ----------
+    samples : list of dict
+        One per improving iteration, in the format of :func:`load_instance_file`.
+    """
+
+    def __init__(self, solver: ScipSubSolver, extractor: FeatureExtractor, config: CollectConfig,
+                 rng: np.random.Generator):
+        self.solver, self.extractor, self.config, self.rng = solver, extractor, config, rng
+        self.samples: list = []
+
+    def on_selection(self, state: SearchState, size: int, neighborhood: Neighborhood) -> None:
+        problem, incumbent, objective = state.problem, state.incumbent, state.objective
+        improving = _improving(problem, neighborhood, objective)
+        if not improving:
+            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name, state.iteration,
+                     size, neighborhood.info.get("lb_status"))
+            return
+        best_gain, best_x = max(improving, key=lambda item: item[0])
+        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain, self.config)
+        negatives, negative_gains, tries = find_negatives(
+            problem, self.solver, incumbent, objective, changed_variables(problem, best_x, incumbent), best_gain,
+            self.config, self.rng)
+        observation = self.extractor.observe(incumbent, state.history)
+        self.samples.append({
+            "variable_features": observation.variable_features, "constraint_features": observation.constraint_features,
+            "positives": np.array(positives, dtype=np.uint8),
+            "negatives": np.array(negatives, dtype=np.uint8).reshape(len(negatives), problem.n_vars),
+            "positive_improvements": np.array(positive_gains), "negative_improvements": np.array(negative_gains),
+            "iteration": state.iteration, "radius": size})
+        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d sub-solves",
+                 problem.name, state.iteration, size, best_gain, len(positives), len(negatives), tries)
+
+
+def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -> list:
+    """``(gain, x)`` of the expert's feasible solutions that improve on ``objective``."""
+    candidates = [problem.round_integers(np.asarray(x, dtype=float))
+                  for x in neighborhood.info.get("solutions", [])]
+    gains = [improvement(problem, objective, problem.objective_value(x)) for x in candidates]
+    return [(g, x) for g, x in zip(gains, candidates)
+            if g > 1e-6 * max(1.0, abs(objective)) and problem.check(x).feasible]
+
+
 def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict:
     """Run the LB expert on ``problem`` and return its samples (a dict of numpy arrays and plain values)."""
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
     solver = ScipSubSolver(problem)
-    expert = make_selector("local_branching", **(config.expert or {}))
     extractor = FeatureExtractor(problem, lp_time_limit=config.lp_time_limit)
-    first = solver.solve(time_limit=config.initial_time_limit, seed=int(rng.integers(SEED_BOUND)),
-                         solution_limit=config.initial_solution_limit)
+    incumbent = Incumbent(problem, began, history_length=HISTORY_LENGTH)
+    solver.solve(time_limit=config.initial_time_limit, seed=int(rng.integers(SEED_BOUND)),
+                 solution_limit=config.initial_solution_limit, on_found=incumbent.offer_found)
     data = {"format": DATASET_FORMAT, "instance": problem.name, "features": feature_spec(),
             "settings": asdict(config), "seed": seed, "edge_index": extractor.edge_index,
             "edge_features": extractor.edge_features, "samples": []}
-    if first.best is None:
+    if incumbent.x is None:
         log.warning("%s: no initial solution within %.1fs; no samples", problem.name, config.initial_time_limit)
-        data["collect_time"] = time.perf_counter() - began
-        return data
-    incumbent, objective, history = first.best.x, first.best.objective, []
-    expert.setup(problem)
-    size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
-                             config.max_fraction, shrink=None)
-    failures = 0
-    for iteration in range(config.iterations):
-        state = SearchState(problem, incumbent, objective, list(history), iteration, size_rule.at_cap)
-        neighborhood = expert(state, size_rule.size, rng)
-        candidates = [np.asarray(x, dtype=float) for x in neighborhood.info.get("solutions", [])]
-        gains = [improvement(problem, objective, problem.objective_value(problem.round_integers(x)))
-                 for x in candidates]
-        improving = [(g, problem.round_integers(x)) for g, x in zip(gains, candidates)
-                     if g > 1e-6 * max(1.0, abs(objective)) and problem.check(problem.round_integers(x)).feasible]
-        if not improving:
-            failures += 1
-            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name, iteration,
-                     size_rule.size, neighborhood.info.get("lb_status"))
-            if failures >= config.max_failures:
-                break
-            size_rule.update(False, timed_out=False)
-            continue
-        failures = 0
-        best_gain, best_x = max(improving, key=lambda item: item[0])
-        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain, config)
-        base = changed_variables(problem, best_x, incumbent)
-        negatives, negative_gains, tries = find_negatives(problem, solver, incumbent, objective, base, best_gain,
-                                                          config, rng)
-        observation = extractor.observe(incumbent, history)
-        data["samples"].append({
-            "variable_features": observation.variable_features, "constraint_features": observation.constraint_features,
-            "positives": np.array(positives, dtype=np.uint8),
-            "negatives": np.array(negatives, dtype=np.uint8).reshape(len(negatives), problem.n_vars),
-            "positive_improvements": np.array(positive_gains), "negative_improvements": np.array(negative_gains),
-            "iteration": iteration, "radius": size_rule.size})
-        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d sub-solves",
-                 problem.name, iteration, size_rule.size, best_gain, len(positives), len(negatives), tries)
-        history = [incumbent, *history][:HISTORY_LENGTH]
-        incumbent, objective = best_x, problem.objective_value(best_x)
-        size_rule.update(True, timed_out=False)
+    else:
+        recorder = SampleRecorder(solver, extractor, config, rng)
+        size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
+                                 config.max_fraction, shrink=None)
+        stop = MaxIterations(config.iterations) | NoImprovement(iterations=config.max_failures)
+        _, reason = run_lns(problem, LocalBranching(**(config.expert or {})), ExpertStep(), incumbent,
+                            config=LNSConfig(), rng=rng, stop=stop, callbacks=[recorder], size_rule=size_rule)
+        if reason is StopReason.INTERRUPTED:  # an instance cut short must not be written as done
+            raise KeyboardInterrupt
+        data["samples"] = recorder.samples
     data["collect_time"] = time.perf_counter() - began
     return data
 

@@ -8,13 +8,14 @@ For each training instance (Huang et al., ICML 2023, Section 4.2):
    :class:`ExpertStep`) and :class:`SampleRecorder` as a callback; at every iteration where LB
    improves, it records
    * the state: the bipartite graph at the incumbent (:class:`learning.features.FeatureExtractor`);
-   * positives: each improving solution SCIP found while solving the LB problem, as the 0/1 vector
-     of the integer variables it changes, kept if its improvement is at least ``positive_ratio`` (50%)
-     of the best one's (the best one is LB's own neighborhood);
+   * positives: each improving solution SCIP found while solving the LB problem, as the 0/1
+     vector of the integer variables it changes, kept if its improvement is at least
+     ``positive_ratio`` (50%) of the best one's (the best one is LB's own neighborhood);
    * negatives: the LB neighborhood with ``r`` = 5%, 10%, ... of its variables swapped for random
-     other integer variables (same size), each sub-solved with SCIP; kept if the sub-solve improves
-     by at most ``negative_ratio`` (5%) of the best positive's improvement. At most ``tries_per_ratio``
-     tries per ``r``, the next ``r`` after ``misses_per_ratio`` misses in a row, at most
+     other integer variables (same size), each sub-solved with SCIP; kept if the sub-solve
+     improves by at most ``negative_ratio`` (5%) of the best positive's improvement. At most
+     ``tries_per_ratio`` tries per ``r``, the next ``r`` after ``misses_per_ratio`` misses in a
+     row, at most
      ``max_negatives`` negatives;
    then move to LB's best solution and continue.
 
@@ -61,13 +62,15 @@ class CollectConfig:
         LNS iterations with the LB expert per instance.
     initial_fraction, growth, max_fraction : float
         LB's radius ``k``: start fraction of the integer variables, growth after an iteration
-        without improvement, cap (the CL-LNS rule of :class:`lns.core.neighborhood_size.AdaptiveSize`).
+        without improvement, cap (the CL-LNS rule of
+        :class:`lns.core.neighborhood_size.AdaptiveSize`).
     expert : dict
         Constructor arguments of the ``local_branching`` selector (e.g. its ``time_limit``).
     initial_time_limit : float
         Seconds for SCIP's first incumbent.
     initial_solution_limit : int
-        SCIP stops at this many solutions for the first incumbent (a weak start gives more LB steps).
+        SCIP stops at this many solutions for the first incumbent (a weak start gives more LB
+        steps).
     negative_time_limit : float
         Seconds per sub-solve of a negative candidate.
     swap_step : float
@@ -105,18 +108,22 @@ class CollectConfig:
 
 
 def improvement(problem: Problem, old: float, new: float) -> float:
-    """How much ``new`` is better than ``old`` (positive when it improves), in the problem's sense."""
+    """How much ``new`` is better than ``old`` (positive when it improves), in the problem's
+    sense."""
     return (old - new) if problem.sense == "minimize" else (new - old)
 
 
 def changed_variables(problem: Problem, x: np.ndarray, incumbent: np.ndarray) -> np.ndarray:
-    """0/1 vector (uint8, length n) of the integer variables whose rounded value differs from the incumbent."""
+    """0/1 vector (uint8, length n) of the integer variables whose rounded value differs from the
+    incumbent."""
     diff = problem.integer_mask & (np.round(x) != np.round(incumbent))
     return diff.astype(np.uint8)
 
 
-def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int, rng: np.random.Generator) -> np.ndarray:
-    """``base`` (0/1 vector) with ``n_swap`` of its variables replaced by as many other integer variables."""
+def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int,
+                         rng: np.random.Generator) -> np.ndarray:
+    """``base`` (0/1 vector) with ``n_swap`` of its variables replaced by as many other integer
+    variables."""
     inside = np.flatnonzero(base)
     outside = np.flatnonzero(problem.integer_mask & (base == 0))
     n_swap = min(n_swap, len(inside), len(outside))
@@ -129,7 +136,8 @@ def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int, rng: n
 def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarray, objective: float,
                    base: np.ndarray, best_improvement: float, config: CollectConfig,
                    rng: np.random.Generator) -> tuple[list, list, int]:
-    """Negatives around ``base`` (the LB neighborhood): swapped variants whose sub-solve hardly improves.
+    """Negatives around ``base`` (the LB neighborhood): swapped variants whose sub-solve hardly
+    improves.
 
     Returns
     -------
@@ -150,10 +158,12 @@ def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarra
                 return negatives, improvements, tries
             candidate = swapped_neighborhood(problem, base, n_swap, rng)
             fixed = np.flatnonzero(problem.integer_mask & (candidate == 0))
-            outcome = solver.solve(time_limit=config.negative_time_limit, seed=int(rng.integers(SEED_BOUND)),
-                                   fixed=fixed, start=incumbent)
+            outcome = solver.solve(time_limit=config.negative_time_limit,
+                                   seed=int(rng.integers(SEED_BOUND)), fixed=fixed, start=incumbent)
             tries += 1
-            gain = max(0.0, improvement(problem, objective, outcome.best.objective)) if outcome.best else 0.0
+            gain = 0.0
+            if outcome.best is not None:
+                gain = max(0.0, improvement(problem, objective, outcome.best.objective))
             if gain <= config.negative_ratio * best_improvement:
                 negatives.append(candidate)
                 improvements.append(gain)
@@ -214,23 +224,27 @@ class SampleRecorder(Callback):
         problem, incumbent, objective = state.problem, state.incumbent, state.objective
         improving = _improving(problem, neighborhood, objective)
         if not improving:
-            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name, state.iteration,
-                     size, neighborhood.info.get("lb_status"))
+            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name,
+                     state.iteration, size, neighborhood.info.get("lb_status"))
             return
         best_gain, best_x = max(improving, key=lambda item: item[0])
-        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain, self.config)
+        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain,
+                                                      self.config)
+        base = changed_variables(problem, best_x, incumbent)
         negatives, negative_gains, tries = find_negatives(
-            problem, self.solver, incumbent, objective, changed_variables(problem, best_x, incumbent), best_gain,
-            self.config, self.rng)
+            problem, self.solver, incumbent, objective, base, best_gain, self.config, self.rng)
         observation = self.extractor.observe(incumbent, state.history)
         self.samples.append({
-            "variable_features": observation.variable_features, "constraint_features": observation.constraint_features,
+            "variable_features": observation.variable_features,
+            "constraint_features": observation.constraint_features,
             "positives": np.array(positives, dtype=np.uint8),
-            "negatives": np.array(negatives, dtype=np.uint8).reshape(len(negatives), problem.n_vars),
-            "positive_improvements": np.array(positive_gains), "negative_improvements": np.array(negative_gains),
+            "negatives": np.array(negatives, dtype=np.uint8).reshape(-1, problem.n_vars),
+            "positive_improvements": np.array(positive_gains),
+            "negative_improvements": np.array(negative_gains),
             "iteration": state.iteration, "radius": size})
-        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d sub-solves",
-                 problem.name, state.iteration, size, best_gain, len(positives), len(negatives), tries)
+        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d "
+                 "sub-solves", problem.name, state.iteration, size, best_gain, len(positives),
+                 len(negatives), tries)
 
 
 def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -> list:
@@ -243,7 +257,7 @@ def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -
 
 
 def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict:
-    """Run the LB expert on ``problem`` and return its samples (a dict of numpy arrays and plain values)."""
+    """Run the LB expert on ``problem``; returns its samples (a dict of arrays and plain values)."""
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
     solver = ScipSubSolver(problem)
@@ -255,14 +269,16 @@ def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict
             "settings": asdict(config), "seed": seed, "edge_index": extractor.edge_index,
             "edge_features": extractor.edge_features, "samples": []}
     if incumbent.x is None:
-        log.warning("%s: no initial solution within %.1fs; no samples", problem.name, config.initial_time_limit)
+        log.warning("%s: no initial solution within %.1fs; no samples", problem.name,
+                    config.initial_time_limit)
     else:
         recorder = SampleRecorder(solver, extractor, config, rng)
-        size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
-                                 config.max_fraction, shrink=None)
+        size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction,
+                                 config.growth, config.max_fraction, shrink=None)
         stop = MaxIterations(config.iterations) | NoImprovement(iterations=config.max_failures)
-        _, reason = run_lns(problem, LocalBranching(**(config.expert or {})), ExpertStep(), incumbent,
-                            config=LNSConfig(), rng=rng, stop=stop, callbacks=[recorder], size_rule=size_rule)
+        expert = LocalBranching(**(config.expert or {}))
+        _, reason = run_lns(problem, expert, ExpertStep(), incumbent, config=LNSConfig(), rng=rng,
+                            stop=stop, callbacks=[recorder], size_rule=size_rule)
         if reason is StopReason.INTERRUPTED:  # an instance cut short must not be written as done
             raise KeyboardInterrupt
         data["samples"] = recorder.samples
@@ -271,7 +287,8 @@ def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict
 
 
 def _unique_positives(problem, improving, incumbent, best_gain, config) -> tuple[list, list]:
-    """Changed-variable vectors of the improving solutions good enough to be positives, best first, no duplicates."""
+    """Changed-variable vectors of the improving solutions good enough to be positives, best
+    first, no duplicates."""
     positives, gains, seen = [], [], set()
     for gain, x in sorted(improving, key=lambda item: -item[0]):
         if gain < config.positive_ratio * best_gain:
@@ -292,7 +309,8 @@ def instance_file(out_dir: str | Path, path: str | Path) -> Path:
 
 
 def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed: int) -> list[Path]:
-    """Collect every instance in ``paths`` whose output file is not there yet; return the files written.
+    """Collect every instance in ``paths`` whose output file is not there yet; return the files
+    written.
 
     The seed of an instance is derived from ``seed`` and its position, so that a rerun of an
     interrupted collection reproduces the same samples.
@@ -306,19 +324,22 @@ def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed:
             log.info("%s exists: skipped", target)
             continue
         problem = read_problem(path)
-        data = collect_instance(problem, config, seed=int(np.random.SeedSequence([seed, position]).generate_state(1)[0]))
+        instance_seed = int(np.random.SeedSequence([seed, position]).generate_state(1)[0])
+        data = collect_instance(problem, config, seed=instance_seed)
         data["source"] = str(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".partial{os.getpid()}")
         torch.save(_to_tensors(data), partial)
         partial.replace(target)
-        log.info("%s: %d samples in %.1fs -> %s", problem.name, len(data["samples"]), data["collect_time"], target)
+        log.info("%s: %d samples in %.1fs -> %s", problem.name, len(data["samples"]),
+                 data["collect_time"], target)
         written.append(target)
     return written
 
 
 def _to_tensors(value):
-    """numpy arrays -> tensors, recursively (so ``torch.load(weights_only=True)`` reads the file)."""
+    """numpy arrays -> tensors, recursively (so that ``torch.load(weights_only=True)`` reads
+    the file)."""
     import torch
 
     if isinstance(value, np.ndarray):
@@ -331,7 +352,8 @@ def _to_tensors(value):
 
 
 def load_instance_file(path: str | Path) -> dict:
-    """Read one instance's samples (``torch.load(weights_only=True)``), checking the format and features."""
+    """Read one instance's samples (``torch.load(weights_only=True)``), checking the format and
+    features."""
     import torch
 
     from learning.checkpoint import CheckpointError
@@ -340,6 +362,7 @@ def load_instance_file(path: str | Path) -> dict:
     if not isinstance(data, dict) or data.get("format") != DATASET_FORMAT:
         raise CheckpointError(f"{path}: not a CL-LNS sample file of format {DATASET_FORMAT}")
     if data["features"] != feature_spec():
-        raise CheckpointError(f"{path}: collected with other features (version {data['features'].get('version')}, "
+        version = data["features"].get("version")
+        raise CheckpointError(f"{path}: collected with other features (version {version}, "
                               f"this code: {feature_spec()['version']}); collect again")
     return data

@@ -11,7 +11,8 @@ import numpy as np
 
 from lns.core.config import DEADLINE_MARGIN, LNSConfig
 from lns.core.cpsat import solve_cpsat
-from lns.core.errors import InfeasibleProblemError, SolutionFileError, UnboundedProblemError, UnknownNameError
+from lns.core.errors import (InfeasibleProblemError, SolutionFileError, UnboundedProblemError,
+                             UnknownNameError)
 from lns.core.incumbent import ImprovingOnly, Incumbent
 from lns.core.interrupt import InterruptGuard
 from lns.core.loop import as_status, run_lns, stop_state
@@ -34,7 +35,8 @@ SUB_SOLVERS = ("scip", "cpsat")
 CPSAT_OPTIONS = ("num_workers", "max_scale_exponent")
 
 
-def solve(instance: str | Path | Problem, selector: str | Selector = "random", *, method: str = "lns",
+def solve(instance: str | Path | Problem, selector: str | Selector = "random", *,
+          method: str = "lns",
           sub_solver: str | SubSolver = "scip", stop: Stop | None = None,
           time_limit: float | None = 60.0, iteration_limit: int | None = None, seed: int = 0,
           initial_solution: str | Path | np.ndarray | None = None, out: str | Path | None = None,
@@ -59,8 +61,9 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         (:class:`lns.core.cpsat_subsolver.CpSatSubSolver`), or an object following the
         :class:`lns.core.subsolver.SubSolver` protocol, used as it is.
     stop : Stop, optional
-        A further stop rule (:mod:`lns.core.stop`, e.g. ``NoImprovement(seconds=20) | Target(1500)``),
-        asked between LNS iterations together with ``time_limit`` and ``iteration_limit``.
+        A further stop rule (:mod:`lns.core.stop`, e.g.
+        ``NoImprovement(seconds=20) | Target(1500)``), asked between LNS iterations together
+        with ``time_limit`` and ``iteration_limit``.
     time_limit : float or None
         Wall-clock seconds for everything, reading the file included.
     iteration_limit : int or None
@@ -81,8 +84,9 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     callbacks : list of Callback, optional
         Hooks called on each improvement, selection and iteration.
     **options
-        Fields of :class:`lns.core.config.LNSConfig` (``initial_fraction``, ``iteration_time_limit``,
-        ...), or for ``method="cpsat"`` the names in :data:`CPSAT_OPTIONS`.
+        Fields of :class:`lns.core.config.LNSConfig` (``initial_fraction``,
+        ``iteration_time_limit``, ...), or for ``method="cpsat"`` the names in
+        :data:`CPSAT_OPTIONS`.
 
     Returns
     -------
@@ -104,11 +108,12 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     if isinstance(selector, str):
         selector = make_selector(selector, **(selector_options or {}))
     problem, model = _load(instance)
-    run = _Run(problem, model, config, np.random.default_rng(seed), _stop_rule(time_limit, iteration_limit, stop),
+    run = _Run(problem, model, config, np.random.default_rng(seed),
+               _stop_rule(time_limit, iteration_limit, stop),
                _callbacks(problem, optimum, callbacks),
                method if len(problem.integer_indices) or method == "cpsat" else "scip")
-    run.incumbent = Incumbent(problem, started, ImprovingOnly(config.improvement_tol), config.history_length,
-                              run.callbacks)
+    run.incumbent = Incumbent(problem, started, ImprovingOnly(config.improvement_tol),
+                              config.history_length, run.callbacks)
     try:
         with InterruptGuard():
             _user_start(run, initial_solution)
@@ -116,8 +121,9 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     except KeyboardInterrupt:
         run.reason = StopReason.INTERRUPTED
     result = build_result(run.incumbent, method=run.method, stop_reason=run.reason, seed=seed,
-                          time_limit=time_limit, selector=run.selector, sub_solver=run.sub_solver_name,
-                          iterations=run.records, dual_bound=run.dual_bound, solver_time=run.solver_time())
+                          time_limit=time_limit, selector=run.selector,
+                          sub_solver=run.sub_solver_name, iterations=run.records,
+                          dual_bound=run.dual_bound, solver_time=run.solver_time())
     if out is not None and result.x is not None:
         result.write_sol(out)
     log.info("%s: %s, objective %s after %.2fs (%s, %d iterations)", problem.name, result.status,
@@ -162,7 +168,8 @@ class _Run:
 def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_options: dict) -> None:
     """Run ``run.method``, filling in ``run``'s stop reason, records and bound."""
     if run.method == "cpsat":
-        run.reason, run.dual_bound = solve_cpsat(run.incumbent, time_limit=run.time_left(), seed=run.seed(),
+        run.reason, run.dual_bound = solve_cpsat(run.incumbent, time_limit=run.time_left(),
+                                                 seed=run.seed(),
                                                  **method_options)
     elif run.method == "scip":
         if method == "lns":
@@ -181,7 +188,8 @@ def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
         if reason is not None:
             run.reason = reason
             return
-    run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent, config=run.config,
+    run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent,
+                                      config=run.config,
                                       rng=run.rng, stop=run.stop, callbacks=run.callbacks)
 
 
@@ -193,7 +201,8 @@ def _plain_scip(run: _Run) -> None:
     status = as_status(outcome.status)
     _raise_if_proven_empty(run.problem, status)
     run.dual_bound = outcome.dual_bound
-    reasons = {SolveStatus.OPTIMAL: StopReason.OPTIMAL, SolveStatus.INTERRUPTED: StopReason.INTERRUPTED}
+    reasons = {SolveStatus.OPTIMAL: StopReason.OPTIMAL,
+               SolveStatus.INTERRUPTED: StopReason.INTERRUPTED}
     run.reason = reasons.get(status, StopReason.TIME_LIMIT)
 
 
@@ -205,9 +214,9 @@ def _initial_solution(run: _Run) -> StopReason | None:
     """
     limit = run.config.initial_time_limit
     for time_limit in ((None,) if limit is None else (limit, None)):
-        time_left = run.time_left()
-        outcome = run.sub_solver.solve(time_limit=time_left if time_limit is None else min(time_left, time_limit),
-                                       seed=run.seed(), solution_limit=run.config.initial_solution_limit,
+        time_left = run.time_left() if time_limit is None else min(run.time_left(), time_limit)
+        outcome = run.sub_solver.solve(time_limit=time_left, seed=run.seed(),
+                                       solution_limit=run.config.initial_solution_limit,
                                        on_found=run.incumbent.offer_found)
         status = as_status(outcome.status)
         _raise_if_proven_empty(run.problem, status)
@@ -223,12 +232,16 @@ def _initial_solution(run: _Run) -> StopReason | None:
 
 
 def _user_start(run: _Run, initial_solution) -> None:
-    """Offer ``initial_solution`` (a ``.sol`` file or a vector) to the incumbent; it must be feasible."""
+    """Offer ``initial_solution`` (a ``.sol`` file or a vector) to the incumbent; it must be
+    feasible."""
     if initial_solution is None:
         return
     problem = run.problem
     from_file = isinstance(initial_solution, (str, Path))
-    x = read_sol(initial_solution, problem) if from_file else np.asarray(initial_solution, dtype=float)
+    if from_file:
+        x = read_sol(initial_solution, problem)
+    else:
+        x = np.asarray(initial_solution, dtype=float)
     check = problem.check(x)
     if not check.feasible:
         where = initial_solution if from_file else "initial_solution"
@@ -244,7 +257,7 @@ def _check_names(method: str, sub_solver) -> None:
 
 
 def _sub_solver(spec: str | SubSolver, run: _Run) -> SubSolver:
-    """The sub-solver named by ``spec`` for ``run.problem``, or ``spec`` itself if it is an object."""
+    """The sub-solver named ``spec`` for ``run.problem``, or ``spec`` itself if it is an object."""
     if not isinstance(spec, str):
         return spec
     if spec == "cpsat":
@@ -255,7 +268,7 @@ def _sub_solver(spec: str | SubSolver, run: _Run) -> SubSolver:
 
 
 def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:
-    """``solve()``'s limits and ``stop`` as one rule (the time limit keeps ``DEADLINE_MARGIN`` in hand)."""
+    """``solve()``'s limits and ``stop`` as one rule (keeping ``DEADLINE_MARGIN`` in hand)."""
     rules = []
     if iteration_limit is not None:
         rules.append(MaxIterations(iteration_limit))
@@ -266,14 +279,15 @@ def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop
     return AnyOf(*rules)
 
 
-def _callbacks(problem: Problem, optimum: float | None, callbacks: list[Callback] | None) -> list[Callback]:
+def _callbacks(problem: Problem, optimum: float | None,
+               callbacks: list[Callback] | None) -> list[Callback]:
     if optimum is None and problem.source is not None:
         optimum = known_objective(problem.source)
     return [ImprovementLogger(problem.name, optimum), *(callbacks or [])]
 
 
 def _options(method: str, options: dict) -> tuple[LNSConfig, dict]:
-    """The loop's settings and the options of ``method="cpsat"`` from ``solve()``'s ``**options``."""
+    """The loop's settings, and the options of ``method="cpsat"``, from ``**options``."""
     if method == "cpsat":
         unknown = sorted(set(options) - set(CPSAT_OPTIONS))
         if unknown:

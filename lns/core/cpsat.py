@@ -73,7 +73,8 @@ def solve_cpsat(incumbent: Incumbent, *, time_limit: float, seed: int, num_worke
     if status == cp_model.INFEASIBLE:
         raise InfeasibleProblemError(f"{where}: CP-SAT proved the problem infeasible")
     if status == cp_model.MODEL_INVALID:
-        raise UnsupportedProblemError(f"{where}: CP-SAT rejects the model ({built.model.validate()})")
+        reason = built.model.validate()
+        raise UnsupportedProblemError(f"{where}: CP-SAT rejects the model ({reason})")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return StopReason.TIME_LIMIT, None
     dual_bound = solver.best_objective_bound / built.objective_scale + problem.objective_offset

@@ -99,15 +99,16 @@ class Incumbent:
             return False
         check = problem.check(x)
         if not check.feasible:
-            log.warning("%s: rejected a %s solution that violates the problem (%s)", problem.name, source,
-                        check)
+            log.warning("%s: rejected a %s solution that violates the problem (%s)", problem.name,
+                        source, check)
             return False
         improves = problem.is_better(objective, self.objective, 0.0)
         if self.x is not None:
             self.history = [self.x, *self.history][: self.history_length]
         self.x, self.objective = x, objective
         if improves:
-            self._improved(Improvement(found_at - self.started, objective, iteration, size, source), found_at)
+            elapsed = found_at - self.started
+            self._improved(Improvement(elapsed, objective, iteration, size, source), found_at)
         return True
 
     def _improved(self, improvement: Improvement, found_at: float) -> None:

@@ -48,8 +48,9 @@ def size_rule_of(problem: Problem, config: LNSConfig) -> AdaptiveSize:
 def stop_state(incumbent: Incumbent, iterations: int) -> StopState:
     """What the stop rules see after ``iterations`` iterations."""
     now = time.perf_counter()
-    return StopState(now - incumbent.started, iterations, incumbent.objective, incumbent.problem.sense,
-                     now - incumbent.improved_at, iterations - incumbent.improved_iteration - 1)
+    return StopState(now - incumbent.started, iterations, incumbent.objective,
+                     incumbent.problem.sense, now - incumbent.improved_at,
+                     iterations - incumbent.improved_iteration - 1)
 
 
 def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbent: Incumbent, *,
@@ -126,8 +127,9 @@ class _Search:
         neighborhood = self._select(iteration, target)
         select_time = time.perf_counter() - began
         before = self.incumbent.objective
+        size = len(neighborhood.free)
         improved = neighborhood.solution is not None and self.incumbent.offer(
-            neighborhood.solution, time.perf_counter(), iteration, len(neighborhood.free), "selector")
+            neighborhood.solution, time.perf_counter(), iteration, size, "selector")
         fixed_mask = self.problem.integer_mask.copy()
         fixed_mask[neighborhood.free] = False
         time_left = self._time_left()
@@ -137,8 +139,8 @@ class _Search:
         if self.failures >= self.config.max_failures:
             return StopReason.FAILURES
         improved |= found
-        record = IterationRecord(iteration, self.selector.name, len(neighborhood.free), target, status,
-                                 select_time, solve_time, before, self.incumbent.objective, improved,
+        record = IterationRecord(iteration, self.selector.name, size, target, status, select_time,
+                                 solve_time, before, self.incumbent.objective, improved,
                                  self.incumbent.elapsed())
         self.records.append(record)
         self.selector.update(record)
@@ -150,8 +152,9 @@ class _Search:
 
     def _select(self, iteration: int, target: int) -> Neighborhood:
         incumbent = self.incumbent
-        state = SearchState(self.problem, incumbent.x, incumbent.objective, incumbent.history, iteration,
-                            self.size_rule.at_cap, time.perf_counter() + self._time_left())
+        deadline = time.perf_counter() + self._time_left()
+        state = SearchState(self.problem, incumbent.x, incumbent.objective, incumbent.history,
+                            iteration, self.size_rule.at_cap, deadline)
         neighborhood = self.selector(state, target, self.rng)
         for callback in self.callbacks:
             callback.on_selection(state, target, neighborhood)
@@ -159,7 +162,7 @@ class _Search:
 
     def _sub_solve(self, iteration: int, neighborhood: Neighborhood, fixed_mask: np.ndarray,
                    time_left: float) -> tuple[SolveStatus, float, bool]:
-        """Solve the sub-problem; returns its status, seconds, and whether the incumbent improved."""
+        """Solve the sub-problem; returns its status, its seconds, and whether it improved."""
         accepted = []
         size = len(neighborhood.free)
 
@@ -173,7 +176,8 @@ class _Search:
                 start=self.incumbent.x, node_limit=self.config.iteration_node_limit, on_found=offer)
         except Exception as error:  # a failing sub-solve must not lose the incumbent
             self.failures += 1
-            log.warning("%s: sub-solve of iteration %d failed: %s", self.problem.name, iteration, error)
+            log.warning("%s: sub-solve of iteration %d failed: %s", self.problem.name,
+                        iteration, error)
             return SolveStatus.ERROR, 0.0, False
         self.failures = 0
         return as_status(outcome.status), outcome.solve_time, any(accepted)
@@ -181,7 +185,8 @@ class _Search:
     def _verdict(self, status: SolveStatus, nothing_fixed: bool) -> StopReason | None:
         """The reason to stop that a sub-solve's status gives, or ``None``."""
         if status is SolveStatus.ABANDONED:
-            log.warning("%s: the sub-solver gave up; the run ends with the incumbent", self.problem.name)
+            log.warning("%s: the sub-solver gave up; the run ends with the incumbent",
+                        self.problem.name)
             return StopReason.SUB_SOLVER_ABANDONED
         if status is SolveStatus.INTERRUPTED:
             return StopReason.INTERRUPTED
@@ -190,5 +195,5 @@ class _Search:
             where = self.problem.source or self.problem.name
             raise UnboundedProblemError(f"{where}: the sub-solver proved the problem unbounded")
         if nothing_fixed and status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE):
-            return StopReason.OPTIMAL  # nothing better than the incumbent exists (it was the cutoff)
+            return StopReason.OPTIMAL  # nothing beats the incumbent, the solve's cutoff
         return None

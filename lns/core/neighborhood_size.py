@@ -58,7 +58,7 @@ class AdaptiveSize:
         return int(round(self._size))
 
     def update(self, improved: bool, timed_out: bool, complete: bool = False) -> None:
-        """Adapt after an iteration: shrink on a time-out (if enabled), else grow when nothing improved.
+        """Adapt after an iteration: shrink on a time-out (if enabled), else grow unless improved.
 
         ``complete``: the sub-solve searched its whole neighborhood; without an improvement at
         the cap, the next size is the whole problem.

@@ -169,7 +169,7 @@ class Result:
         return write_sol(path, self.problem, self.x, self.objective)
 
     def statistics(self) -> dict:
-        """Per-iteration records as a dict of numpy arrays, one key per :class:`IterationRecord` field."""
+        """Per-iteration records as numpy arrays, one per :class:`IterationRecord` field."""
         names = IterationRecord.__dataclass_fields__
         return {name: np.array([getattr(r, name) for r in self.iterations]) for name in names}
 
@@ -177,12 +177,14 @@ class Result:
         """Per-iteration records as a ``pandas.DataFrame`` (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame([asdict(r) for r in self.iterations], columns=list(IterationRecord.__dataclass_fields__))
+        return pd.DataFrame([asdict(r) for r in self.iterations],
+                            columns=list(IterationRecord.__dataclass_fields__))
 
 
 def build_result(incumbent, *, method: str, stop_reason, seed: int, time_limit: float | None,
-                 selector: str | None = None, sub_solver: str | None = None, iterations: list | None = None,
-                 dual_bound: float | None = None, solver_time: float = 0.0) -> Result:
+                 selector: str | None = None, sub_solver: str | None = None,
+                 iterations: list | None = None, dual_bound: float | None = None,
+                 solver_time: float = 0.0) -> Result:
     """The :class:`Result` of a run (LNS, plain SCIP or CP-SAT) from its final incumbent.
 
     ``incumbent`` is the run's :class:`lns.core.incumbent.Incumbent`; the status follows from
@@ -196,6 +198,7 @@ def build_result(incumbent, *, method: str, stop_reason, seed: int, time_limit: 
     return Result(instance=problem.name, method=method, selector=selector, status=status,
                   stop_reason=stop_reason, objective=incumbent.objective, x=x,
                   trajectory=incumbent.trajectory, iterations=list(iterations or []),
-                  runtime=incumbent.elapsed(), feasibility=problem.check(x) if x is not None else None,
-                  seed=seed, time_limit=time_limit, dual_bound=dual_bound, solver_time=solver_time,
+                  runtime=incumbent.elapsed(),
+                  feasibility=problem.check(x) if x is not None else None, seed=seed,
+                  time_limit=time_limit, dual_bound=dual_bound, solver_time=solver_time,
                   problem=problem, sub_solver=sub_solver)

@@ -95,7 +95,8 @@ class AnyOf(Stop):
         return self.fired(state) is not None
 
     def fired(self, state: StopState) -> StopReason | None:
-        return next((reason for rule in self.rules if (reason := rule.fired(state)) is not None), None)
+        reasons = (rule.fired(state) for rule in self.rules)
+        return next((reason for reason in reasons if reason is not None), None)
 
     def remaining(self, state: StopState) -> float:
         return min((rule.remaining(state) for rule in self.rules), default=math.inf)
@@ -145,7 +146,7 @@ class MaxIterations(Stop):
 
 
 class NoImprovement(Stop):
-    """Stop when the incumbent has not improved for ``seconds`` or for ``iterations`` (either given)."""
+    """Stop when the incumbent has not improved for ``seconds`` or for ``iterations``."""
 
     reason = StopReason.NO_IMPROVEMENT
 
@@ -157,8 +158,9 @@ class NoImprovement(Stop):
         self.seconds, self.iterations = seconds, iterations
 
     def __call__(self, state: StopState) -> bool:
-        return ((self.seconds is not None and state.since_improvement >= self.seconds)
-                or (self.iterations is not None and state.iterations_since_improvement >= self.iterations))
+        seconds, iterations = self.seconds, self.iterations
+        return ((seconds is not None and state.since_improvement >= seconds)
+                or (iterations is not None and state.iterations_since_improvement >= iterations))
 
     def __repr__(self) -> str:
         return f"NoImprovement(seconds={self.seconds}, iterations={self.iterations})"
@@ -183,7 +185,7 @@ class Target(Stop):
 
 
 class Callback(Stop):
-    """Stop when ``function(state)`` returns ``True`` (as CP-SAT's ``StopSearch`` from a callback)."""
+    """Stop when ``function(state)`` returns ``True`` (as CP-SAT's ``StopSearch``)."""
 
     reason = StopReason.CALLBACK
 

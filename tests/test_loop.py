@@ -120,9 +120,12 @@ def test_a_complete_solve_of_the_whole_problem_ends_the_run_optimal():
     assert records[-1].neighborhood_size == 4 and all(r.neighborhood_size < 4 for r in records[:-1])
 
 
-def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem():
-    records, reason, _, solver = _run([(SolveStatus.OPTIMAL, [])], iterations=10)
-    assert [r.target_size for r in records] == [2, 4]
+def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem_once():
+    records, reason, _, solver = _run([(SolveStatus.OPTIMAL, []), (SolveStatus.NODE_LIMIT, []),
+                                       (SolveStatus.OPTIMAL, []), (SolveStatus.NODE_LIMIT, [BETTER]),
+                                       (SolveStatus.OPTIMAL, [])], iterations=10)
+    # whole, back to the cap, no second try for the same incumbent, improvement, whole again
+    assert [r.target_size for r in records] == [2, 4, 2, 2, 2, 4]
     assert reason is StopReason.OPTIMAL and len(solver.calls[-1]["fixed"]) == 0
 
 
@@ -167,3 +170,12 @@ def test_solve_with_the_cpsat_sub_solver():
 def test_an_unknown_sub_solver_is_named():
     with pytest.raises(ValueError, match=r"sub_solver 'gurobi' among choices \['cpsat', 'scip'\]"):
         solve(knapsack(), sub_solver="gurobi")
+
+
+def test_the_incumbent_refuses_worse_solutions_whatever_the_acceptance():
+    incumbent = Incumbent(knapsack(), time.perf_counter(), acceptance=lambda problem, new, old: True)
+    assert incumbent.offer(BETTER, time.perf_counter(), 0, 2, "subsolve")
+    assert not incumbent.offer(START, time.perf_counter(), 1, 2, "subsolve")  # 10 < 17
+    assert not incumbent.offer(INFEASIBLE, time.perf_counter(), 2, 2, "subsolve")
+    np.testing.assert_array_equal(incumbent.x, BETTER)
+    assert incumbent.trajectory[-1][1] == 17.0 and incumbent.improved_iteration == 0

@@ -8,9 +8,10 @@ Both are one class here: ``shrink=None`` gives the CL-LNS rule.
 
 At the cap, a sub-solve that searched its neighborhood completely (proven optimal or
 infeasible under the incumbent's cutoff) without improving says that the cap no longer
-bounds a hard problem: the next neighborhood is then the whole problem, whose complete
-solve proves the incumbent optimal (a small problem thus ends optimal at once instead of
-running to its time limit). If that solve times out, the shrink rule brings the size back.
+bounds a hard problem: the next neighborhood is then the whole problem (once per
+incumbent), whose complete solve proves the incumbent optimal, so that a small problem ends
+optimal at once instead of running to its time limit. After that attempt the size returns
+to the cap.
 """
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ class AdaptiveSize:
         self.shrink = shrink
         self._size = float(min(self.cap, max(self.floor, round(initial_fraction * n_integer))))
         self.at_cap = False
+        self._tried_whole = False
 
     @property
     def size(self) -> int:
@@ -60,17 +62,19 @@ class AdaptiveSize:
     def update(self, improved: bool, timed_out: bool, complete: bool = False) -> None:
         """Adapt after an iteration: shrink on a time-out (if enabled), else grow unless improved.
 
-        ``complete``: the sub-solve searched its whole neighborhood; without an improvement at
-        the cap, the next size is the whole problem.
+        ``complete``: the sub-solve searched its whole neighborhood. Without an improvement at
+        the cap, the next size is the whole problem, once per incumbent; after that attempt the
+        size returns to the cap (or below, on a time-out).
         """
         if timed_out and self.shrink is not None:
-            self._size = max(self.floor, self._size * self.shrink)
-        elif complete and not improved and self._size >= self.cap:
-            self.at_cap = True
-            self._size = float(self.whole)
-            return
+            self._size = max(self.floor, min(self.cap, self._size * self.shrink))
+            self.at_cap = False
+        elif complete and not improved and self._size >= self.cap and not self._tried_whole:
+            self._size, self.at_cap, self._tried_whole = float(self.whole), True, True
         elif not improved:
             self.at_cap = self._size >= self.cap
             self._size = min(self.cap, max(self._size * self.growth, self._size + 1))
-            return
-        self.at_cap = False
+        else:
+            self._size, self.at_cap = min(self._size, self.cap), False
+        if improved:
+            self._tried_whole = False

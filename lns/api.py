@@ -108,12 +108,12 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     if isinstance(selector, str):
         selector = make_selector(selector, **(selector_options or {}))
     problem, model = _load(instance)
-    run = _Run(problem, model, config, np.random.default_rng(seed),
-               _stop_rule(time_limit, iteration_limit, stop),
-               _callbacks(problem, optimum, callbacks),
+    callbacks = _callbacks(problem, optimum, callbacks)
+    incumbent = Incumbent(problem, started, ImprovingOnly(config.improvement_tol),
+                          config.history_length, callbacks)
+    run = _Run(problem, model, config, incumbent, np.random.default_rng(seed),
+               _stop_rule(time_limit, iteration_limit, stop), callbacks,
                method if len(problem.integer_indices) or method == "cpsat" else "scip")
-    run.incumbent = Incumbent(problem, started, ImprovingOnly(config.improvement_tol),
-                              config.history_length, run.callbacks)
     try:
         with InterruptGuard():
             _user_start(run, initial_solution)
@@ -133,18 +133,23 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
 
 @dataclass
 class _Run:
-    """One call of :func:`solve`: its parts, and what its result is built from."""
+    """One call of :func:`solve`: its parts, and what its result is built from.
+
+    ``model`` is the SCIP model read from the file (``None`` for a problem built in code), so
+    that SCIP does not read the file twice; ``sub_solver`` is the solver whose time the result
+    reports, ``sub_solver_name`` the LNS sub-solver's name for the result.
+    """
 
     problem: Problem
     model: object
     config: LNSConfig
+    incumbent: Incumbent
     rng: np.random.Generator
     stop: Stop
     callbacks: list
     method: str
-    incumbent: Incumbent = None
     selector: str | None = None
-    sub_solver: object = None
+    sub_solver: SubSolver | None = None
     sub_solver_name: str | None = None
     records: list = field(default_factory=list)
     reason: StopReason = StopReason.TIME_LIMIT
@@ -169,8 +174,7 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
     """Run ``run.method``, filling in ``run``'s stop reason, records and bound."""
     if run.method == "cpsat":
         run.reason, run.dual_bound = solve_cpsat(run.incumbent, time_limit=run.time_left(),
-                                                 seed=run.seed(),
-                                                 **method_options)
+                                                 seed=run.seed(), **method_options)
     elif run.method == "scip":
         if method == "lns":
             log.info("%s has no integer variables: solved directly by SCIP", run.problem.name)
@@ -189,8 +193,8 @@ def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
             run.reason = reason
             return
     run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent,
-                                      config=run.config,
-                                      rng=run.rng, stop=run.stop, callbacks=run.callbacks)
+                                      config=run.config, rng=run.rng, stop=run.stop,
+                                      callbacks=run.callbacks)
 
 
 def _plain_scip(run: _Run) -> None:
@@ -232,16 +236,12 @@ def _initial_solution(run: _Run) -> StopReason | None:
 
 
 def _user_start(run: _Run, initial_solution) -> None:
-    """Offer ``initial_solution`` (a ``.sol`` file or a vector) to the incumbent; it must be
-    feasible."""
+    """Offer the user's start (a ``.sol`` file or a vector) to the incumbent; it must be feasible."""
     if initial_solution is None:
         return
     problem = run.problem
     from_file = isinstance(initial_solution, (str, Path))
-    if from_file:
-        x = read_sol(initial_solution, problem)
-    else:
-        x = np.asarray(initial_solution, dtype=float)
+    x = read_sol(initial_solution, problem) if from_file else np.asarray(initial_solution, float)
     check = problem.check(x)
     if not check.feasible:
         where = initial_solution if from_file else "initial_solution"

@@ -236,7 +236,8 @@ def _initial_solution(run: _Run) -> StopReason | None:
 
 
 def _user_start(run: _Run, initial_solution) -> None:
-    """Offer the user's start (a ``.sol`` file or a vector) to the incumbent; it must be feasible."""
+    """Offer the user's start (a ``.sol`` file or a vector) to the incumbent; it must be
+    feasible."""
     if initial_solution is None:
         return
     problem = run.problem

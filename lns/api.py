@@ -276,6 +276,9 @@ def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop
     if time_limit is not None:
         rules.append(MaxRuntime(max(0.0, time_limit - DEADLINE_MARGIN)))
     if stop is not None:
+        if not isinstance(stop, Stop):
+            raise TypeError(f"solve(): stop must be a stop rule of lns.core.stop (e.g. "
+                            f"NoImprovement(seconds=20) | Target(1500)), got {stop!r}")
         rules.append(stop)
     return AnyOf(*rules)
 

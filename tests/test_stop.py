@@ -102,3 +102,8 @@ def test_solve_stops_at_a_target_and_after_no_improvement():
                    max_fraction=0.2)
     assert result.stop_reason in ("no_improvement", "optimal")
     assert all(r.improved for r in result.iterations[:-1]) and not result.iterations[-1].improved
+
+
+def test_solve_rejects_a_stop_that_is_not_a_rule():
+    with pytest.raises(TypeError, match="stop must be a stop rule"):
+        solve(knapsack30(), stop=lambda state: True)

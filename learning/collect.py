@@ -3,15 +3,19 @@
 For each training instance (Huang et al., ICML 2023, Section 4.2):
 
 1. find a first incumbent with SCIP;
-2. run LNS with Local Branching (LB) as the selector; at every iteration where LB improves, record
+2. run LNS (the loop of :func:`lns.core.loop.run_lns`) with Local Branching (LB) as the selector,
+   LB's best solution as each iteration's step (the neighborhood is not solved again: see
+   :class:`ExpertStep`) and :class:`SampleRecorder` as a callback; at every iteration where LB
+   improves, it records
    * the state: the bipartite graph at the incumbent (:class:`learning.features.FeatureExtractor`);
-   * positives: each improving solution SCIP found while solving the LB problem, as the 0/1 vector
-     of the integer variables it changes, kept if its improvement is at least ``positive_ratio`` (50%)
-     of the best one's (the best one is LB's own neighborhood);
+   * positives: each improving solution SCIP found while solving the LB problem, as the 0/1
+     vector of the integer variables it changes, kept if its improvement is at least
+     ``positive_ratio`` (50%) of the best one's (the best one is LB's own neighborhood);
    * negatives: the LB neighborhood with ``r`` = 5%, 10%, ... of its variables swapped for random
-     other integer variables (same size), each sub-solved with SCIP; kept if the sub-solve improves
-     by at most ``negative_ratio`` (5%) of the best positive's improvement. At most ``tries_per_ratio``
-     tries per ``r``, the next ``r`` after ``misses_per_ratio`` misses in a row, at most
+     other integer variables (same size), each sub-solved with SCIP; kept if the sub-solve
+     improves by at most ``negative_ratio`` (5%) of the best positive's improvement. At most
+     ``tries_per_ratio`` tries per ``r``, the next ``r`` after ``misses_per_ratio`` misses in a
+     row, at most
      ``max_negatives`` negatives;
    then move to LB's best solution and continue.
 
@@ -30,12 +34,17 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.core.subsolver import SEED_BOUND
+from heuristics.local_branching import LocalBranching
+from lns.core.config import LNSConfig
+from lns.core.incumbent import Incumbent
+from lns.core.loop import run_lns
 from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.problem import Problem, instance_name, read_problem
+from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState
-from lns.registry import make_selector
+from lns.core.selection import Neighborhood, SearchState
+from lns.core.stop import MaxIterations, NoImprovement, StopReason
+from lns.core.subsolver import SEED_BOUND, SolveOutcome, SolveStatus, no_session
 from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
 
 log = logging.getLogger("lns.collect")
@@ -53,13 +62,15 @@ class CollectConfig:
         LNS iterations with the LB expert per instance.
     initial_fraction, growth, max_fraction : float
         LB's radius ``k``: start fraction of the integer variables, growth after an iteration
-        without improvement, cap (the CL-LNS rule of :class:`lns.core.neighborhood_size.AdaptiveSize`).
+        without improvement, cap (the CL-LNS rule of
+        :class:`lns.core.neighborhood_size.AdaptiveSize`).
     expert : dict
         Constructor arguments of the ``local_branching`` selector (e.g. its ``time_limit``).
     initial_time_limit : float
         Seconds for SCIP's first incumbent.
     initial_solution_limit : int
-        SCIP stops at this many solutions for the first incumbent (a weak start gives more LB steps).
+        SCIP stops at this many solutions for the first incumbent (a weak start gives more LB
+        steps).
     negative_time_limit : float
         Seconds per sub-solve of a negative candidate.
     swap_step : float
@@ -97,18 +108,22 @@ class CollectConfig:
 
 
 def improvement(problem: Problem, old: float, new: float) -> float:
-    """How much ``new`` is better than ``old`` (positive when it improves), in the problem's sense."""
+    """How much ``new`` is better than ``old`` (positive when it improves), in the problem's
+    sense."""
     return (old - new) if problem.sense == "minimize" else (new - old)
 
 
 def changed_variables(problem: Problem, x: np.ndarray, incumbent: np.ndarray) -> np.ndarray:
-    """0/1 vector (uint8, length n) of the integer variables whose rounded value differs from the incumbent."""
+    """0/1 vector (uint8, length n) of the integer variables whose rounded value differs from the
+    incumbent."""
     diff = problem.integer_mask & (np.round(x) != np.round(incumbent))
     return diff.astype(np.uint8)
 
 
-def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int, rng: np.random.Generator) -> np.ndarray:
-    """``base`` (0/1 vector) with ``n_swap`` of its variables replaced by as many other integer variables."""
+def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int,
+                         rng: np.random.Generator) -> np.ndarray:
+    """``base`` (0/1 vector) with ``n_swap`` of its variables replaced by as many other integer
+    variables."""
     inside = np.flatnonzero(base)
     outside = np.flatnonzero(problem.integer_mask & (base == 0))
     n_swap = min(n_swap, len(inside), len(outside))
@@ -121,7 +136,8 @@ def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int, rng: n
 def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarray, objective: float,
                    base: np.ndarray, best_improvement: float, config: CollectConfig,
                    rng: np.random.Generator) -> tuple[list, list, int]:
-    """Negatives around ``base`` (the LB neighborhood): swapped variants whose sub-solve hardly improves.
+    """Negatives around ``base`` (the LB neighborhood): swapped variants whose sub-solve hardly
+    improves.
 
     Returns
     -------
@@ -142,10 +158,12 @@ def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarra
                 return negatives, improvements, tries
             candidate = swapped_neighborhood(problem, base, n_swap, rng)
             fixed = np.flatnonzero(problem.integer_mask & (candidate == 0))
-            outcome = solver.solve(time_limit=config.negative_time_limit, seed=int(rng.integers(SEED_BOUND)),
-                                   fixed=fixed, start=incumbent)
+            outcome = solver.solve(time_limit=config.negative_time_limit,
+                                   seed=int(rng.integers(SEED_BOUND)), fixed=fixed, start=incumbent)
             tries += 1
-            gain = max(0.0, improvement(problem, objective, outcome.best.objective)) if outcome.best else 0.0
+            gain = 0.0
+            if outcome.best is not None:
+                gain = max(0.0, improvement(problem, objective, outcome.best.objective))
             if gain <= config.negative_ratio * best_improvement:
                 negatives.append(candidate)
                 improvements.append(gain)
@@ -157,67 +175,120 @@ def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarra
     return negatives, improvements, tries
 
 
+class ExpertStep:
+    """The sub-solver of the collection loop: it solves nothing.
+
+    The expert's best solution (``Neighborhood.solution``, offered to the incumbent by the
+    loop) is the step of each iteration, as in the paper's collection: LB's ILP already is the
+    sub-problem, solved within the LB ball.
+    """
+
+    name = "expert"
+    total_solve_time = 0.0
+
+    def solve(self, **kwargs) -> SolveOutcome:
+        return SolveOutcome(SolveStatus.OTHER)
+
+    def stop(self) -> None:
+        """Nothing runs, so nothing to stop."""
+
+    def session(self):
+        return no_session()
+
+
+class SampleRecorder(Callback):
+    """Records a contrastive sample at each selection where the LB expert improves the incumbent.
+
+    Parameters
+    ----------
+    solver : ScipSubSolver
+        Solves the negative candidates.
+    extractor : FeatureExtractor
+        The state's features.
+    config : CollectConfig
+    rng : numpy.random.Generator
+        The run's generator (negatives draw from it).
+
+    Attributes
+    ----------
+    samples : list of dict
+        One per improving iteration, in the format of :func:`load_instance_file`.
+    """
+
+    def __init__(self, solver: ScipSubSolver, extractor: FeatureExtractor, config: CollectConfig,
+                 rng: np.random.Generator):
+        self.solver, self.extractor, self.config, self.rng = solver, extractor, config, rng
+        self.samples: list = []
+
+    def on_selection(self, state: SearchState, size: int, neighborhood: Neighborhood) -> None:
+        problem, incumbent, objective = state.problem, state.incumbent, state.objective
+        improving = _improving(problem, neighborhood, objective)
+        if not improving:
+            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name,
+                     state.iteration, size, neighborhood.info.get("lb_status"))
+            return
+        best_gain, best_x = max(improving, key=lambda item: item[0])
+        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain,
+                                                      self.config)
+        base = changed_variables(problem, best_x, incumbent)
+        negatives, negative_gains, tries = find_negatives(
+            problem, self.solver, incumbent, objective, base, best_gain, self.config, self.rng)
+        observation = self.extractor.observe(incumbent, state.history)
+        self.samples.append({
+            "variable_features": observation.variable_features,
+            "constraint_features": observation.constraint_features,
+            "positives": np.array(positives, dtype=np.uint8),
+            "negatives": np.array(negatives, dtype=np.uint8).reshape(-1, problem.n_vars),
+            "positive_improvements": np.array(positive_gains),
+            "negative_improvements": np.array(negative_gains),
+            "iteration": state.iteration, "radius": size})
+        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d "
+                 "sub-solves", problem.name, state.iteration, size, best_gain, len(positives),
+                 len(negatives), tries)
+
+
+def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -> list:
+    """``(gain, x)`` of the expert's feasible solutions that improve on ``objective``."""
+    candidates = [problem.round_integers(np.asarray(x, dtype=float))
+                  for x in neighborhood.info.get("solutions", [])]
+    gains = [improvement(problem, objective, problem.objective_value(x)) for x in candidates]
+    return [(g, x) for g, x in zip(gains, candidates)
+            if g > 1e-6 * max(1.0, abs(objective)) and problem.check(x).feasible]
+
+
 def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict:
-    """Run the LB expert on ``problem`` and return its samples (a dict of numpy arrays and plain values)."""
+    """Run the LB expert on ``problem``; returns its samples (a dict of arrays and plain values)."""
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
     solver = ScipSubSolver(problem)
-    expert = make_selector("local_branching", **(config.expert or {}))
     extractor = FeatureExtractor(problem, lp_time_limit=config.lp_time_limit)
-    first = solver.solve(time_limit=config.initial_time_limit, seed=int(rng.integers(SEED_BOUND)),
-                         solution_limit=config.initial_solution_limit)
+    incumbent = Incumbent(problem, began, history_length=HISTORY_LENGTH)
+    solver.solve(time_limit=config.initial_time_limit, seed=int(rng.integers(SEED_BOUND)),
+                 solution_limit=config.initial_solution_limit, on_found=incumbent.offer_found)
     data = {"format": DATASET_FORMAT, "instance": problem.name, "features": feature_spec(),
             "settings": asdict(config), "seed": seed, "edge_index": extractor.edge_index,
             "edge_features": extractor.edge_features, "samples": []}
-    if first.best is None:
-        log.warning("%s: no initial solution within %.1fs; no samples", problem.name, config.initial_time_limit)
-        data["collect_time"] = time.perf_counter() - began
-        return data
-    incumbent, objective, history = first.best.x, first.best.objective, []
-    expert.setup(problem)
-    size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
-                             config.max_fraction, shrink=None)
-    failures = 0
-    for iteration in range(config.iterations):
-        state = SearchState(problem, incumbent, objective, list(history), iteration, size_rule.at_cap)
-        neighborhood = expert(state, size_rule.size, rng)
-        candidates = [np.asarray(x, dtype=float) for x in neighborhood.info.get("solutions", [])]
-        gains = [improvement(problem, objective, problem.objective_value(problem.round_integers(x)))
-                 for x in candidates]
-        improving = [(g, problem.round_integers(x)) for g, x in zip(gains, candidates)
-                     if g > 1e-6 * max(1.0, abs(objective)) and problem.check(problem.round_integers(x)).feasible]
-        if not improving:
-            failures += 1
-            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name, iteration,
-                     size_rule.size, neighborhood.info.get("lb_status"))
-            if failures >= config.max_failures:
-                break
-            size_rule.update(False, timed_out=False)
-            continue
-        failures = 0
-        best_gain, best_x = max(improving, key=lambda item: item[0])
-        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain, config)
-        base = changed_variables(problem, best_x, incumbent)
-        negatives, negative_gains, tries = find_negatives(problem, solver, incumbent, objective, base, best_gain,
-                                                          config, rng)
-        observation = extractor.observe(incumbent, history)
-        data["samples"].append({
-            "variable_features": observation.variable_features, "constraint_features": observation.constraint_features,
-            "positives": np.array(positives, dtype=np.uint8),
-            "negatives": np.array(negatives, dtype=np.uint8).reshape(len(negatives), problem.n_vars),
-            "positive_improvements": np.array(positive_gains), "negative_improvements": np.array(negative_gains),
-            "iteration": iteration, "radius": size_rule.size})
-        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d sub-solves",
-                 problem.name, iteration, size_rule.size, best_gain, len(positives), len(negatives), tries)
-        history = [incumbent, *history][:HISTORY_LENGTH]
-        incumbent, objective = best_x, problem.objective_value(best_x)
-        size_rule.update(True, timed_out=False)
+    if incumbent.x is None:
+        log.warning("%s: no initial solution within %.1fs; no samples", problem.name,
+                    config.initial_time_limit)
+    else:
+        recorder = SampleRecorder(solver, extractor, config, rng)
+        size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction,
+                                 config.growth, config.max_fraction, shrink=None)
+        stop = MaxIterations(config.iterations) | NoImprovement(iterations=config.max_failures)
+        expert = LocalBranching(**(config.expert or {}))
+        _, reason = run_lns(problem, expert, ExpertStep(), incumbent, config=LNSConfig(), rng=rng,
+                            stop=stop, callbacks=[recorder], size_rule=size_rule)
+        if reason is StopReason.INTERRUPTED:  # an instance cut short must not be written as done
+            raise KeyboardInterrupt
+        data["samples"] = recorder.samples
     data["collect_time"] = time.perf_counter() - began
     return data
 
 
 def _unique_positives(problem, improving, incumbent, best_gain, config) -> tuple[list, list]:
-    """Changed-variable vectors of the improving solutions good enough to be positives, best first, no duplicates."""
+    """Changed-variable vectors of the improving solutions good enough to be positives, best
+    first, no duplicates."""
     positives, gains, seen = [], [], set()
     for gain, x in sorted(improving, key=lambda item: -item[0]):
         if gain < config.positive_ratio * best_gain:
@@ -238,7 +309,8 @@ def instance_file(out_dir: str | Path, path: str | Path) -> Path:
 
 
 def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed: int) -> list[Path]:
-    """Collect every instance in ``paths`` whose output file is not there yet; return the files written.
+    """Collect every instance in ``paths`` whose output file is not there yet; return the files
+    written.
 
     The seed of an instance is derived from ``seed`` and its position, so that a rerun of an
     interrupted collection reproduces the same samples.
@@ -252,19 +324,22 @@ def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed:
             log.info("%s exists: skipped", target)
             continue
         problem = read_problem(path)
-        data = collect_instance(problem, config, seed=int(np.random.SeedSequence([seed, position]).generate_state(1)[0]))
+        instance_seed = int(np.random.SeedSequence([seed, position]).generate_state(1)[0])
+        data = collect_instance(problem, config, seed=instance_seed)
         data["source"] = str(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".partial{os.getpid()}")
         torch.save(_to_tensors(data), partial)
         partial.replace(target)
-        log.info("%s: %d samples in %.1fs -> %s", problem.name, len(data["samples"]), data["collect_time"], target)
+        log.info("%s: %d samples in %.1fs -> %s", problem.name, len(data["samples"]),
+                 data["collect_time"], target)
         written.append(target)
     return written
 
 
 def _to_tensors(value):
-    """numpy arrays -> tensors, recursively (so ``torch.load(weights_only=True)`` reads the file)."""
+    """numpy arrays -> tensors, recursively (so that ``torch.load(weights_only=True)`` reads
+    the file)."""
     import torch
 
     if isinstance(value, np.ndarray):
@@ -277,7 +352,8 @@ def _to_tensors(value):
 
 
 def load_instance_file(path: str | Path) -> dict:
-    """Read one instance's samples (``torch.load(weights_only=True)``), checking the format and features."""
+    """Read one instance's samples (``torch.load(weights_only=True)``), checking the format and
+    features."""
     import torch
 
     from learning.checkpoint import CheckpointError
@@ -286,6 +362,7 @@ def load_instance_file(path: str | Path) -> dict:
     if not isinstance(data, dict) or data.get("format") != DATASET_FORMAT:
         raise CheckpointError(f"{path}: not a CL-LNS sample file of format {DATASET_FORMAT}")
     if data["features"] != feature_spec():
-        raise CheckpointError(f"{path}: collected with other features (version {data['features'].get('version')}, "
+        version = data["features"].get("version")
+        raise CheckpointError(f"{path}: collected with other features (version {version}, "
                               f"this code: {feature_spec()['version']}); collect again")
     return data

@@ -4,30 +4,40 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from lns.core.selection import Selector
-from lns.registry import make_selector
-from lns.core.errors import InfeasibleProblemError, SolutionFileError, UnboundedProblemError, UnknownNameError
-from lns.core.interrupt import InterruptGuard
 from lns.core.config import DEADLINE_MARGIN, LNSConfig
-from lns.core.loop import Incumbent, run_lns
-from lns.core.subsolver import SEED_BOUND
+from lns.core.cpsat import solve_cpsat
+from lns.core.errors import (InfeasibleProblemError, SolutionFileError, UnboundedProblemError,
+                             UnknownNameError)
+from lns.core.incumbent import ImprovingOnly, Incumbent
+from lns.core.interrupt import InterruptGuard
+from lns.core.loop import as_status, run_lns, stop_state
 from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
 from lns.core.progress import ImprovementLogger
-from lns.core.result import Callback, Result, Status
+from lns.core.result import Callback, Result, build_result
 from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.selection import Selector
 from lns.core.solu import known_objective
 from lns.core.solution_file import read_sol
+from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
+from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
+from lns.registry import make_selector
 
 log = logging.getLogger("lns")
 
 METHODS = ("lns", "scip", "cpsat")
+SUB_SOLVERS = ("scip", "cpsat")
+#: ``**options`` of ``method="cpsat"`` (see :func:`lns.core.cpsat.solve_cpsat`).
+CPSAT_OPTIONS = ("num_workers", "max_scale_exponent")
 
 
-def solve(instance: str | Path | Problem, selector: str | Selector = "random", *, method: str = "lns",
+def solve(instance: str | Path | Problem, selector: str | Selector = "random", *,
+          method: str = "lns",
+          sub_solver: str | SubSolver = "scip", stop: Stop | None = None,
           time_limit: float | None = 60.0, iteration_limit: int | None = None, seed: int = 0,
           initial_solution: str | Path | np.ndarray | None = None, out: str | Path | None = None,
           optimum: float | None = None, selector_options: dict | None = None,
@@ -45,15 +55,25 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
         OR-Tools CP-SAT on the whole (pure-integer) problem, see :func:`lns.core.cpsat.solve_cpsat`
         (``**options`` are its ``num_workers`` and ``max_scale_exponent``).
+    sub_solver : {"scip", "cpsat"} or SubSolver
+        Solver of the LNS sub-problems (and of the first solution): SCIP
+        (:class:`lns.core.scip_subsolver.ScipSubSolver`), CP-SAT for pure-integer problems
+        (:class:`lns.core.cpsat_subsolver.CpSatSubSolver`), or an object following the
+        :class:`lns.core.subsolver.SubSolver` protocol, used as it is.
+    stop : Stop, optional
+        A further stop rule (:mod:`lns.core.stop`, e.g.
+        ``NoImprovement(seconds=20) | Target(1500)``), asked between LNS iterations together
+        with ``time_limit`` and ``iteration_limit``.
     time_limit : float or None
         Wall-clock seconds for everything, reading the file included.
     iteration_limit : int or None
         Stop after this many LNS iterations. With a node limit per sub-solve
         (``iteration_node_limit``) instead of a time limit, runs repeat exactly.
     seed : int
-        Drives every random choice: the selector's and SCIP's per solve.
+        Drives every random choice: the selector's and the sub-solver's per solve.
     initial_solution : path or array, optional
-        A ``.sol`` file or a value vector to start from instead of SCIP's first solution.
+        A ``.sol`` file or a value vector to start from (for ``"scip"`` and ``"cpsat"``: a start
+        solution and hint) instead of a first solution of the sub-solver.
     out : path, optional
         Where to write the best solution (``.sol``), also after a time limit or Ctrl-C.
     optimum : float, optional
@@ -62,9 +82,11 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     selector_options : dict, optional
         Constructor arguments of the selector when it is given by name.
     callbacks : list of Callback, optional
-        Hooks called on each improvement and iteration.
+        Hooks called on each improvement, selection and iteration.
     **options
-        Fields of :class:`lns.core.loop.LNSConfig` (``initial_fraction``, ``iteration_time_limit``, ...).
+        Fields of :class:`lns.core.config.LNSConfig` (``initial_fraction``,
+        ``iteration_time_limit``, ...), or for ``method="cpsat"`` the names in
+        :data:`CPSAT_OPTIONS`.
 
     Returns
     -------
@@ -81,59 +103,202 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         ``initial_solution`` is unreadable or infeasible.
     """
     started = time.perf_counter()
-    if method not in METHODS:
-        raise UnknownNameError("method", method, METHODS)
-    if method == "cpsat":
-        from lns.core.cpsat import solve_cpsat
-
-        return solve_cpsat(instance, time_limit=time_limit, seed=seed, optimum=optimum, callbacks=callbacks,
-                           started=started, **options)
-    config = _config(options)
+    _check_names(method, sub_solver)
+    config, method_options = _options(method, options)
     if isinstance(selector, str):
         selector = make_selector(selector, **(selector_options or {}))
-    deadline = started + time_limit if time_limit is not None else float("inf")
-    problem, solver = _load(instance, config)
-    if optimum is None and problem.source is not None:
-        optimum = known_objective(problem.source)
-    callbacks = [ImprovementLogger(problem.name, optimum), *(callbacks or [])]
-    incumbent = Incumbent(problem, started, config.improvement_tol, config.history_length, callbacks)
-    rng = np.random.default_rng(seed)
-    records, dual_bound = [], None
-    used_method = method if len(problem.integer_indices) else "scip"
+    problem, model = _load(instance)
+    callbacks = _callbacks(problem, optimum, callbacks)
+    incumbent = Incumbent(problem, started, ImprovingOnly(config.improvement_tol),
+                          config.history_length, callbacks)
+    run = _Run(problem, model, config, incumbent, np.random.default_rng(seed),
+               _stop_rule(time_limit, iteration_limit, stop), callbacks,
+               method if len(problem.integer_indices) or method == "cpsat" else "scip")
     try:
         with InterruptGuard():
-            if used_method == "scip":
-                if method == "lns":
-                    log.info("%s has no integer variables: solved directly by SCIP", problem.name)
-                stop_reason, dual_bound = _solve_whole(problem, solver, incumbent, deadline, rng, config)
-                if stop_reason == "optimal" and method == "lns":
-                    stop_reason = "no_integer_variables"
-            else:
-                stop_reason = _initial_solution(problem, solver, incumbent, initial_solution, deadline, rng, config)
-                if stop_reason is None:
-                    records, stop_reason = run_lns(problem, selector, solver, incumbent, config=config, rng=rng,
-                                                   deadline=deadline, iteration_limit=iteration_limit,
-                                                   callbacks=callbacks)
+            _user_start(run, initial_solution)
+            _dispatch(run, method, selector, sub_solver, method_options)
     except KeyboardInterrupt:
-        stop_reason = "interrupted"
-    if incumbent.x is None:
-        status = Status.NO_SOLUTION
-    elif stop_reason in ("optimal", "no_integer_variables"):
-        status = Status.OPTIMAL
-    else:
-        status = Status.FEASIBLE
-    result = Result(
-        instance=problem.name, method=used_method, selector=selector.name if used_method == "lns" else None,
-        status=status, stop_reason=stop_reason, objective=incumbent.objective, x=incumbent.x,
-        trajectory=incumbent.trajectory, iterations=records, runtime=time.perf_counter() - started,
-        feasibility=problem.check(incumbent.x) if incumbent.x is not None else None, seed=seed,
-        time_limit=time_limit, dual_bound=dual_bound, solver_time=solver.total_solve_time + solver.total_reset_time,
-        problem=problem)
+        run.reason = StopReason.INTERRUPTED
+    result = build_result(run.incumbent, method=run.method, stop_reason=run.reason, seed=seed,
+                          time_limit=time_limit, selector=run.selector,
+                          sub_solver=run.sub_solver_name, iterations=run.records,
+                          dual_bound=run.dual_bound, solver_time=run.solver_time())
     if out is not None and result.x is not None:
         result.write_sol(out)
-    log.info("%s: %s, objective %s after %.2fs (%s, %d iterations)", problem.name, status, result.objective,
-             result.runtime, stop_reason, len(records))
+    log.info("%s: %s, objective %s after %.2fs (%s, %d iterations)", problem.name, result.status,
+             result.objective, result.runtime, run.reason, len(run.records))
     return result
+
+
+@dataclass
+class _Run:
+    """One call of :func:`solve`: its parts, and what its result is built from.
+
+    ``model`` is the SCIP model read from the file (``None`` for a problem built in code), so
+    that SCIP does not read the file twice; ``sub_solver`` is the solver whose time the result
+    reports, ``sub_solver_name`` the LNS sub-solver's name for the result.
+    """
+
+    problem: Problem
+    model: object
+    config: LNSConfig
+    incumbent: Incumbent
+    rng: np.random.Generator
+    stop: Stop
+    callbacks: list
+    method: str
+    selector: str | None = None
+    sub_solver: SubSolver | None = None
+    sub_solver_name: str | None = None
+    records: list = field(default_factory=list)
+    reason: StopReason = StopReason.TIME_LIMIT
+    dual_bound: float | None = None
+
+    def time_left(self) -> float:
+        """Seconds the stop rules leave (``math.inf``: no time limit)."""
+        return self.stop.remaining(stop_state(self.incumbent, len(self.records)))
+
+    def seed(self) -> int:
+        """A solver seed drawn from the run's generator."""
+        return int(self.rng.integers(SEED_BOUND))
+
+    def solver_time(self) -> float:
+        """Seconds inside the sub-solver's solves (with SCIP: and the freeing of each solve)."""
+        if self.sub_solver is None:
+            return 0.0
+        return self.sub_solver.total_solve_time + getattr(self.sub_solver, "total_reset_time", 0.0)
+
+
+def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_options: dict) -> None:
+    """Run ``run.method``, filling in ``run``'s stop reason, records and bound."""
+    if run.method == "cpsat":
+        run.reason, run.dual_bound = solve_cpsat(run.incumbent, time_limit=run.time_left(),
+                                                 seed=run.seed(), **method_options)
+    elif run.method == "scip":
+        if method == "lns":
+            log.info("%s has no integer variables: solved directly by SCIP", run.problem.name)
+        _plain_scip(run)
+        if run.reason is StopReason.OPTIMAL and method == "lns":
+            run.reason = StopReason.NO_INTEGER_VARIABLES
+    else:
+        _lns(run, selector, _sub_solver(sub_solver, run))
+
+
+def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
+    run.selector, run.sub_solver, run.sub_solver_name = selector.name, sub_solver, sub_solver.name
+    if run.incumbent.x is None:
+        reason = _initial_solution(run)
+        if reason is not None:
+            run.reason = reason
+            return
+    run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent,
+                                      config=run.config, rng=run.rng, stop=run.stop,
+                                      callbacks=run.callbacks)
+
+
+def _plain_scip(run: _Run) -> None:
+    """Plain SCIP on the whole problem until the time limit, from the user's start if given."""
+    solver = run.sub_solver = ScipSubSolver(run.problem, run.config.scip_params, model=run.model)
+    outcome = solver.solve(time_limit=run.time_left(), seed=run.seed(), start=run.incumbent.x,
+                           on_found=run.incumbent.offer_found)
+    status = as_status(outcome.status)
+    _raise_if_proven_empty(run.problem, status)
+    run.dual_bound = outcome.dual_bound
+    reasons = {SolveStatus.OPTIMAL: StopReason.OPTIMAL,
+               SolveStatus.INTERRUPTED: StopReason.INTERRUPTED}
+    run.reason = reasons.get(status, StopReason.TIME_LIMIT)
+
+
+def _initial_solution(run: _Run) -> StopReason | None:
+    """Find the first incumbent; returns a stop reason if the run is already over, else ``None``.
+
+    The sub-solver searches for ``initial_time_limit`` seconds first; with no solution by then, it
+    goes on for the rest of the budget (a restart would only repeat its work).
+    """
+    limit = run.config.initial_time_limit
+    for time_limit in ((None,) if limit is None else (limit, None)):
+        time_left = run.time_left() if time_limit is None else min(run.time_left(), time_limit)
+        outcome = run.sub_solver.solve(time_limit=time_left, seed=run.seed(),
+                                       solution_limit=run.config.initial_solution_limit,
+                                       on_found=run.incumbent.offer_found)
+        status = as_status(outcome.status)
+        _raise_if_proven_empty(run.problem, status)
+        if status is SolveStatus.OPTIMAL:
+            return StopReason.OPTIMAL
+        if status is SolveStatus.INTERRUPTED:
+            return StopReason.INTERRUPTED
+        if status is SolveStatus.ABANDONED:
+            return StopReason.SUB_SOLVER_ABANDONED
+        if run.incumbent.x is not None:
+            return None
+    return StopReason.TIME_LIMIT
+
+
+def _user_start(run: _Run, initial_solution) -> None:
+    """Offer the user's start (a ``.sol`` file or a vector) to the incumbent; it must be
+    feasible."""
+    if initial_solution is None:
+        return
+    problem = run.problem
+    from_file = isinstance(initial_solution, (str, Path))
+    x = read_sol(initial_solution, problem) if from_file else np.asarray(initial_solution, float)
+    check = problem.check(x)
+    if not check.feasible:
+        where = initial_solution if from_file else "initial_solution"
+        raise SolutionFileError(f"{where}: not feasible for {problem.name} ({check})")
+    run.incumbent.offer(x, time.perf_counter(), -1, 0, "user")
+
+
+def _check_names(method: str, sub_solver) -> None:
+    if method not in METHODS:
+        raise UnknownNameError("method", method, METHODS)
+    if isinstance(sub_solver, str) and sub_solver not in SUB_SOLVERS:
+        raise UnknownNameError("sub_solver", sub_solver, SUB_SOLVERS)
+
+
+def _sub_solver(spec: str | SubSolver, run: _Run) -> SubSolver:
+    """The sub-solver named ``spec`` for ``run.problem``, or ``spec`` itself if it is an object."""
+    if not isinstance(spec, str):
+        return spec
+    if spec == "cpsat":
+        from lns.core.cpsat_subsolver import CpSatSubSolver  # lands with the CP-SAT sub-solver
+
+        return CpSatSubSolver(run.problem)
+    return ScipSubSolver(run.problem, run.config.scip_params, model=run.model)
+
+
+def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:
+    """``solve()``'s limits and ``stop`` as one rule (keeping ``DEADLINE_MARGIN`` in hand)."""
+    rules = []
+    if iteration_limit is not None:
+        rules.append(MaxIterations(iteration_limit))
+    if time_limit is not None:
+        rules.append(MaxRuntime(max(0.0, time_limit - DEADLINE_MARGIN)))
+    if stop is not None:
+        if not isinstance(stop, Stop):
+            raise TypeError(f"solve(): stop must be a stop rule of lns.core.stop (e.g. "
+                            f"NoImprovement(seconds=20) | Target(1500)), got {stop!r}")
+        rules.append(stop)
+    return AnyOf(*rules)
+
+
+def _callbacks(problem: Problem, optimum: float | None,
+               callbacks: list[Callback] | None) -> list[Callback]:
+    if optimum is None and problem.source is not None:
+        optimum = known_objective(problem.source)
+    return [ImprovementLogger(problem.name, optimum), *(callbacks or [])]
+
+
+def _options(method: str, options: dict) -> tuple[LNSConfig, dict]:
+    """The loop's settings, and the options of ``method="cpsat"``, from ``**options``."""
+    if method == "cpsat":
+        unknown = sorted(set(options) - set(CPSAT_OPTIONS))
+        if unknown:
+            raise TypeError(f"solve(method='cpsat') got unknown options {unknown}; valid ones are "
+                            f"{list(CPSAT_OPTIONS)}")
+        return LNSConfig(), options
+    return _config(options), {}
 
 
 def _config(options: dict) -> LNSConfig:
@@ -144,59 +309,20 @@ def _config(options: dict) -> LNSConfig:
     return LNSConfig(**options)
 
 
-def _load(instance, config: LNSConfig) -> tuple[Problem, ScipSubSolver]:
+def _load(instance: str | Path | Problem) -> tuple[Problem, object]:
+    """The problem, and the SCIP model read from the file (``None`` for a problem built in code)."""
     if isinstance(instance, Problem):
-        return instance, ScipSubSolver(instance, config.scip_params)
+        return instance, None
     path = Path(instance)
     model = read_scip_model(path)
-    problem = problem_from_scip(model, instance_name(path), source=path)
-    return problem, ScipSubSolver(problem, config.scip_params, model=model)
+    return problem_from_scip(model, instance_name(path), source=path), model
 
 
-def _raise_if_proven_empty(problem: Problem, status: str) -> None:
+def _raise_if_proven_empty(problem: Problem, status: SolveStatus) -> None:
     where = problem.source or problem.name
-    if status == "infeasible":
+    if status is SolveStatus.INFEASIBLE:
         raise InfeasibleProblemError(f"{where}: SCIP proved the problem infeasible")
-    if status in ("unbounded", "inforunbd"):
-        raise UnboundedProblemError(f"{where}: SCIP found the problem unbounded (or infeasible)"
-                                    if status == "inforunbd" else f"{where}: SCIP proved the problem unbounded")
-
-
-def _solve_whole(problem, solver, incumbent, deadline, rng, config) -> tuple[str, float | None]:
-    """Plain SCIP on the whole problem until the deadline; returns the stop reason and dual bound."""
-    outcome = solver.solve(time_limit=deadline - time.perf_counter() - DEADLINE_MARGIN,
-                           seed=int(rng.integers(SEED_BOUND)), on_found=incumbent.initial_offer)
-    _raise_if_proven_empty(problem, outcome.status)
-    reasons = {"optimal": "optimal", "userinterrupt": "interrupted"}
-    return reasons.get(outcome.status, "time_limit"), outcome.dual_bound
-
-
-def _initial_solution(problem, solver, incumbent, initial_solution, deadline, rng, config) -> str | None:
-    """Find the first incumbent; returns a stop reason if the run is already over, else ``None``.
-
-    SCIP searches for ``initial_time_limit`` seconds first; with no solution by then, it goes on for
-    the rest of the budget (a restart would only repeat its work).
-    """
-    if initial_solution is not None:
-        from_file = isinstance(initial_solution, (str, Path))
-        x = read_sol(initial_solution, problem) if from_file else np.asarray(initial_solution, dtype=float)
-        check = problem.check(x)
-        if not check.feasible:
-            where = initial_solution if from_file else "initial_solution"
-            raise SolutionFileError(f"{where}: not feasible for {problem.name} ({check})")
-        incumbent.offer(x, time.perf_counter(), -1, 0, "user")
-        return None
-    limits = (None,) if config.initial_time_limit is None else (config.initial_time_limit, None)
-    for limit in limits:
-        time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
-        outcome = solver.solve(time_limit=time_left if limit is None else min(time_left, limit),
-                               seed=int(rng.integers(SEED_BOUND)), solution_limit=config.initial_solution_limit,
-                               on_found=incumbent.initial_offer)
-        _raise_if_proven_empty(problem, outcome.status)
-        if outcome.status == "optimal":
-            return "optimal"
-        if outcome.interrupted:
-            return "interrupted"
-        if incumbent.x is not None:
-            return None
-    return "time_limit"
+    if status is SolveStatus.UNBOUNDED:
+        raise UnboundedProblemError(f"{where}: SCIP proved the problem unbounded")
+    if status is SolveStatus.INFEASIBLE_OR_UNBOUNDED:
+        raise UnboundedProblemError(f"{where}: SCIP found the problem unbounded (or infeasible)")

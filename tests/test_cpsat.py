@@ -6,7 +6,6 @@ from helpers import knapsack, miplib, mixed_problem
 
 from lns.core import metrics
 from lns.api import solve
-from lns.core.cpsat import solve_cpsat
 from lns.core.cpsat_model import build_cpsat_model
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.problem import Problem
@@ -35,7 +34,7 @@ def test_p0201_reaches_its_optimum_with_a_checked_trajectory():
 
 @pytest.mark.parametrize("sense, optimum", [("maximize", 23.0), ("minimize", -23.0)])
 def test_knapsack_in_both_senses(sense, optimum):
-    result = solve_cpsat(knapsack(sense), time_limit=10, seed=3, num_workers=1)
+    result = solve(knapsack(sense), method="cpsat", time_limit=10, seed=3, num_workers=1)
     assert result.objective == pytest.approx(optimum)
     assert result.status == "optimal"
     np.testing.assert_allclose(result.x, [1, 1, 0, 0])
@@ -45,7 +44,7 @@ def test_knapsack_in_both_senses(sense, optimum):
 
 def test_rows_with_decimal_coefficients_are_scaled_exactly():
     # 0.25 x + 0.5 y <= 1.1  <=>  x + 2 y <= 4 over the integers: max x + y = 4
-    result = solve_cpsat(_two_var_problem([0.25, 0.5]), time_limit=10, num_workers=1)
+    result = solve(_two_var_problem([0.25, 0.5]), method="cpsat", time_limit=10, num_workers=1)
     assert result.objective == pytest.approx(4.0)
     assert result.feasibility.feasible
 
@@ -65,9 +64,18 @@ def test_unsupported_problems_raise_with_the_reason(problem, reason):
 def test_infeasible_problem_is_reported():
     problem = _two_var_problem([1.0, 1.0], rhs=-1.0)
     with pytest.raises(InfeasibleProblemError, match="two"):
-        solve_cpsat(problem, time_limit=5)
+        solve(problem, method="cpsat", time_limit=5)
 
 
 def test_bad_option_is_rejected():
     with pytest.raises(ValueError, match="num_workers"):
         solve(knapsack(), method="cpsat", time_limit=5, num_workers=0)
+
+
+def test_out_and_initial_solution_go_through_the_common_path(tmp_path):
+    start = np.array([1.0, 0.0, 0.0, 0.0])  # value 10 of the knapsack, feasible
+    result = solve(knapsack(), method="cpsat", time_limit=10, num_workers=1, initial_solution=start,
+                   out=tmp_path / "best.sol")
+    assert result.trajectory[0][1] == pytest.approx(10.0)  # the user's start is the first incumbent
+    assert result.objective == pytest.approx(23.0)
+    assert (tmp_path / "best.sol").exists()

@@ -162,37 +162,6 @@ def test_interrupt_returns_the_best_solution_and_writes_out(tmp_path):
     assert (tmp_path / "best.sol").exists()
 
 
-def test_failing_sub_solves_keep_the_incumbent(monkeypatch):
-    calls = {"n": 0}
-    original = ScipSubSolver.solve
-
-    def flaky(self, **kwargs):
-        calls["n"] += 1
-        if calls["n"] > 1 and calls["n"] % 2 == 0:
-            raise RuntimeError("simulated SCIP failure")
-        return original(self, **kwargs)
-
-    monkeypatch.setattr(ScipSubSolver, "solve", flaky)
-    result = solve(miplib("p0201"), iteration_limit=8)
-    statuses = [r.status for r in result.iterations]
-    assert statuses.count("error") == 4 and len(statuses) == 8
-    assert result.x is not None and result.feasibility.feasible
-
-
-def test_repeated_failures_stop_the_run(monkeypatch):
-    original = ScipSubSolver.solve
-
-    def broken(self, **kwargs):
-        if kwargs.get("fixed") is not None:
-            raise RuntimeError("simulated SCIP failure")
-        return original(self, **kwargs)
-
-    monkeypatch.setattr(ScipSubSolver, "solve", broken)
-    result = solve(miplib("p0201"), iteration_limit=50, max_failures=3)
-    assert result.stop_reason == "failures" and len(result.iterations) == 2
-    assert result.x is not None
-
-
 def test_iteration_records_and_dataframe():
     result = solve(miplib("p0201"), iteration_limit=5)
     frame = result.to_dataframe()

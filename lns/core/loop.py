@@ -1,153 +1,199 @@
-"""The LNS loop: select a neighborhood, solve the sub-ILP with SCIP, keep it if better.
+"""The LNS loop: select a neighborhood, solve the sub-problem, keep the result if it is better.
 
-Every candidate solution is checked against the original problem before it
-becomes the incumbent, so the loop never reports an infeasible point. The loop
-keeps the best solution through a time limit, an iteration limit, Ctrl-C
-(SCIP's own interrupt status or ``KeyboardInterrupt``) and failing sub-solves.
+The loop is wired from small parts passed in (as the ``alns`` package's
+``ALNS.iterate(initial, select, accept, stop)``): a selector
+(:class:`lns.core.selection.Selector`), a sub-solver (:class:`lns.core.subsolver.SubSolver`),
+the incumbent with its acceptance rule (:class:`lns.core.incumbent.Incumbent`), a size rule
+(:class:`lns.core.neighborhood_size.AdaptiveSize`) and a stop rule (:mod:`lns.core.stop`).
+Every candidate solution goes through the incumbent, which checks it against the original
+problem, so the loop never reports an infeasible point. The best solution survives a stop
+rule, Ctrl-C (the interrupt guard or ``KeyboardInterrupt``), failing sub-solves and a
+sub-solver that gave up (:attr:`SolveStatus.ABANDONED`).
 """
 from __future__ import annotations
 
 import logging
 import time
+
 import numpy as np
 
-from lns.core.selection import SearchState, Selector
+from lns.core.config import LNSConfig
 from lns.core.errors import UnboundedProblemError
-from lns.core.config import DEADLINE_MARGIN, LNSConfig
+from lns.core.incumbent import Incumbent
 from lns.core.interrupt import active_guard
 from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.problem import Problem
-from lns.core.result import Callback, Improvement, IterationRecord
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.subsolver import SEED_BOUND
+from lns.core.result import Callback, IterationRecord
+from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.stop import Stop, StopReason, StopState
+from lns.core.subsolver import SEED_BOUND, SolveOutcome, SolveStatus, SubSolver
 
 log = logging.getLogger("lns")
 
-class Incumbent:
-    """The best feasible solution so far and the trajectory of its objective."""
 
-    def __init__(self, problem: Problem, started: float, tol: float, history_length: int,
-                 callbacks: list[Callback]):
-        self.problem = problem
-        self.started = started
-        self.tol = tol
-        self.history_length = history_length
-        self.callbacks = callbacks
-        self.x: np.ndarray | None = None
-        self.objective: float | None = None
-        self.history: list = []
-        self.trajectory: list = []
-
-    def initial_offer(self, found) -> bool:
-        """Offer a solution of the initial (or plain) SCIP solve, a :class:`FoundSolution`."""
-        return self.offer(found.x, found.time, -1, 0, "initial")
-
-    def offer(self, x: np.ndarray, found_at: float, iteration: int, size: int, source: str) -> bool:
-        """Accept ``x`` if it is feasible for the original problem and improves; return whether it did."""
-        x = self.problem.round_integers(x)
-        objective = self.problem.objective_value(x)
-        if not self.problem.is_better(objective, self.objective, self.tol):
-            return False
-        check = self.problem.check(x)
-        if not check.feasible:
-            log.warning("%s: rejected a %s solution that violates the problem (%s)", self.problem.name, source, check)
-            return False
-        if self.x is not None:
-            self.history = [self.x, *self.history][: self.history_length]
-        self.x, self.objective = x, objective
-        improvement = Improvement(found_at - self.started, objective, iteration, size, source)
-        self.trajectory.append((improvement.time, objective))
-        for callback in self.callbacks:
-            callback.on_improvement(improvement)
-        return True
+def as_status(value) -> SolveStatus:
+    """A sub-solver's status as a :class:`SolveStatus` (an unknown word becomes ``OTHER``)."""
+    try:
+        return SolveStatus(value)
+    except ValueError:
+        return SolveStatus.OTHER
 
 
-def run_lns(problem: Problem, selector: Selector, solver: ScipSubSolver, incumbent: Incumbent, *,
-            config: LNSConfig, rng: np.random.Generator, deadline: float, iteration_limit: int | None,
-            callbacks: list[Callback]) -> tuple[list, str]:
-    """Improve ``incumbent`` until the deadline, the iteration limit, optimality or Ctrl-C.
+def size_rule_of(problem: Problem, config: LNSConfig) -> AdaptiveSize:
+    """The adaptive size rule with the settings of ``config``."""
+    return AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
+                        config.max_fraction, config.shrink, config.min_size)
+
+
+def stop_state(incumbent: Incumbent, iterations: int) -> StopState:
+    """What the stop rules see after ``iterations`` iterations."""
+    now = time.perf_counter()
+    return StopState(now - incumbent.started, iterations, incumbent.objective,
+                     incumbent.problem.sense, now - incumbent.improved_at,
+                     iterations - incumbent.improved_iteration - 1)
+
+
+def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbent: Incumbent, *,
+            config: LNSConfig, rng: np.random.Generator, stop: Stop, callbacks: list[Callback],
+            size_rule: AdaptiveSize | None = None) -> tuple[list, StopReason]:
+    """Improve ``incumbent`` until ``stop`` fires, optimality is proven, or Ctrl-C.
+
+    Parameters
+    ----------
+    problem : Problem
+    selector : Selector
+    sub_solver : SubSolver
+        Solves each sub-problem (the integer variables outside the neighborhood fixed).
+    incumbent : Incumbent
+        Holds a first feasible solution; every solution found is offered to it.
+    config : LNSConfig
+        Per-iteration limits (``iteration_time_limit``, ``iteration_node_limit``) and
+        ``max_failures``; the size rule's settings when ``size_rule`` is not given.
+    rng : numpy.random.Generator
+        Drives the selector and the sub-solver's seeds.
+    stop : Stop
+        Asked before each iteration; its :meth:`Stop.remaining` time bounds each sub-solve.
+    callbacks : list of Callback
+        ``on_selection`` and ``on_iteration`` hooks.
+    size_rule : AdaptiveSize, optional
+        Default: :func:`size_rule_of` ``(problem, config)``.
 
     Returns
     -------
     records : list of IterationRecord
-    stop_reason : str
+    stop_reason : StopReason
     """
-    records: list = []
+    search = _Search(problem, selector, sub_solver, incumbent, config, rng, stop, callbacks,
+                     size_rule or size_rule_of(problem, config))
     try:
         selector.setup(problem)
-        with solver.keeping_fixings():
-            stop_reason = _search(problem, selector, solver, incumbent, records, config=config, rng=rng,
-                                  deadline=deadline, iteration_limit=iteration_limit, callbacks=callbacks)
+        with sub_solver.session():
+            reason = search.run()
     except KeyboardInterrupt:
-        stop_reason = "interrupted"
-    return records, stop_reason
+        reason = StopReason.INTERRUPTED
+    return search.records, reason
 
 
-def _search(problem: Problem, selector: Selector, solver: ScipSubSolver, incumbent: Incumbent, records: list, *,
-            config: LNSConfig, rng: np.random.Generator, deadline: float, iteration_limit: int | None,
-            callbacks: list[Callback]) -> str:
-    """The iterations of :func:`run_lns`: appends a record per iteration and returns the stop reason."""
-    size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
-                             config.max_fraction, config.shrink, config.min_size)
-    failures = 0
-    iteration = 0
-    guard = active_guard()
-    while True:
-        if guard is not None and guard.requested:
-            return "interrupted"
-        if iteration_limit is not None and iteration >= iteration_limit:
-            return "iteration_limit"
-        if deadline - time.perf_counter() <= DEADLINE_MARGIN:
-            return "time_limit"
-        target = size_rule.size
-        state = SearchState(problem, incumbent.x, incumbent.objective, incumbent.history, iteration,
-                            size_rule.at_cap, deadline - DEADLINE_MARGIN)
+class _Search:
+    """The state of one :func:`run_lns`: its parts, the records and the failure count."""
+
+    def __init__(self, problem, selector, sub_solver, incumbent, config, rng, stop, callbacks,
+                 size_rule):
+        self.problem, self.selector, self.sub_solver = problem, selector, sub_solver
+        self.incumbent, self.config, self.rng = incumbent, config, rng
+        self.stop, self.callbacks, self.size_rule = stop, callbacks, size_rule
+        self.records: list = []
+        self.failures = 0
+
+    def run(self) -> StopReason:
+        """Iterate until a reason to stop; returns it."""
+        guard = active_guard()
+        while True:
+            if guard is not None and guard.requested:
+                return StopReason.INTERRUPTED
+            reason = self.stop.fired(stop_state(self.incumbent, len(self.records)))
+            if reason is None:
+                reason = self._iteration()
+            if reason is not None:
+                return reason
+
+    def _time_left(self) -> float:
+        return self.stop.remaining(stop_state(self.incumbent, len(self.records)))
+
+    def _iteration(self) -> StopReason | None:
+        """One select / sub-solve / record step; a reason to stop after it, or ``None``."""
+        iteration, target = len(self.records), self.size_rule.size
         began = time.perf_counter()
-        neighborhood = selector(state, target, rng)
+        neighborhood = self._select(iteration, target)
         select_time = time.perf_counter() - began
-        before = incumbent.objective
-        improved = False
-        if neighborhood.solution is not None:
-            improved = incumbent.offer(neighborhood.solution, time.perf_counter(), iteration,
-                                       len(neighborhood.free), "selector")
-        fixed_mask = problem.integer_mask.copy()
+        before = self.incumbent.objective
+        size = len(neighborhood.free)
+        improved = neighborhood.solution is not None and self.incumbent.offer(
+            neighborhood.solution, time.perf_counter(), iteration, size, "selector")
+        fixed_mask = self.problem.integer_mask.copy()
         fixed_mask[neighborhood.free] = False
-        time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
+        time_left = self._time_left()
         if time_left <= 0:
-            return "time_limit"
-        seed = int(rng.integers(SEED_BOUND))
-        accepted = []
+            return self.stop.fired(stop_state(self.incumbent, iteration)) or StopReason.TIME_LIMIT
+        status, solve_time, found = self._sub_solve(iteration, neighborhood, fixed_mask, time_left)
+        if self.failures >= self.config.max_failures:
+            return StopReason.FAILURES
+        improved |= found
+        record = IterationRecord(iteration, self.selector.name, size, target, status, select_time,
+                                 solve_time, before, self.incumbent.objective, improved,
+                                 self.incumbent.elapsed())
+        self.records.append(record)
+        self.selector.update(record)
+        for callback in self.callbacks:
+            callback.on_iteration(record)
+        self.size_rule.update(improved, timed_out=status is SolveStatus.TIME_LIMIT,
+                              complete=status.proven)
+        return self._verdict(status, nothing_fixed=not fixed_mask.any())
 
-        def offer(found, iteration=iteration, size=len(neighborhood.free)):
-            accepted.append(incumbent.offer(found.x, found.time, iteration, size, "subsolve"))
+    def _select(self, iteration: int, target: int) -> Neighborhood:
+        incumbent = self.incumbent
+        deadline = time.perf_counter() + self._time_left()
+        state = SearchState(self.problem, incumbent.x, incumbent.objective, incumbent.history,
+                            iteration, self.size_rule.at_cap, deadline)
+        neighborhood = self.selector(state, target, self.rng)
+        for callback in self.callbacks:
+            callback.on_selection(state, target, neighborhood)
+        return neighborhood
+
+    def _sub_solve(self, iteration: int, neighborhood: Neighborhood, fixed_mask: np.ndarray,
+                   time_left: float) -> tuple[SolveStatus, float, bool]:
+        """Solve the sub-problem; returns its status, its seconds, and whether it improved."""
+        accepted = []
+        size = len(neighborhood.free)
+
+        def offer(found):
+            accepted.append(self.incumbent.offer(found.x, found.time, iteration, size, "subsolve"))
 
         try:
-            outcome = solver.solve(time_limit=min(config.iteration_time_limit, time_left), seed=seed,
-                                   fixed=np.flatnonzero(fixed_mask), start=incumbent.x,
-                                   node_limit=config.iteration_node_limit, on_found=offer)
+            outcome: SolveOutcome = self.sub_solver.solve(
+                time_limit=min(self.config.iteration_time_limit, time_left),
+                seed=int(self.rng.integers(SEED_BOUND)), fixed=np.flatnonzero(fixed_mask),
+                start=self.incumbent.x, node_limit=self.config.iteration_node_limit, on_found=offer)
         except Exception as error:  # a failing sub-solve must not lose the incumbent
-            failures += 1
-            log.warning("%s: sub-solve of iteration %d failed: %s", problem.name, iteration, error)
-            status, solve_time = "error", 0.0
-            if failures >= config.max_failures:
-                return "failures"
-        else:
-            failures = 0
-            status, solve_time = outcome.status, outcome.solve_time
-            improved |= any(accepted)
-        record = IterationRecord(iteration, selector.name, len(neighborhood.free), target, status, select_time,
-                                 solve_time, before, incumbent.objective, improved,
-                                 time.perf_counter() - incumbent.started)
-        records.append(record)
-        selector.update(record)
-        for callback in callbacks:
-            callback.on_iteration(record)
-        iteration += 1
-        if status == "userinterrupt":
-            return "interrupted"
-        if status in ("unbounded", "inforunbd"):  # a restriction with a feasible point is unbounded
-            raise UnboundedProblemError(f"{problem.source or problem.name}: SCIP proved the problem unbounded")
-        if status == "optimal" and not fixed_mask.any():
-            return "optimal"
-        size_rule.update(improved, timed_out=status == "timelimit")
+            self.failures += 1
+            log.warning("%s: sub-solve of iteration %d failed: %s", self.problem.name,
+                        iteration, error)
+            return SolveStatus.ERROR, 0.0, False
+        self.failures = 0
+        return as_status(outcome.status), outcome.solve_time, any(accepted)
 
+    def _verdict(self, status: SolveStatus, nothing_fixed: bool) -> StopReason | None:
+        """The reason to stop that a sub-solve's status gives, or ``None``."""
+        if status is SolveStatus.ABANDONED:
+            log.warning("%s: the sub-solver gave up; the run ends with the incumbent",
+                        self.problem.name)
+            return StopReason.SUB_SOLVER_ABANDONED
+        if status is SolveStatus.INTERRUPTED:
+            return StopReason.INTERRUPTED
+        if status in (SolveStatus.UNBOUNDED, SolveStatus.INFEASIBLE_OR_UNBOUNDED):
+            # A restriction with a feasible point is unbounded only if the problem is.
+            where = self.problem.source or self.problem.name
+            raise UnboundedProblemError(f"{where}: the sub-solver proved the problem unbounded")
+        if nothing_fixed and status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE):
+            return StopReason.OPTIMAL  # nothing beats the incumbent, the solve's cutoff
+        return None

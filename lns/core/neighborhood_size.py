@@ -5,6 +5,13 @@ grows the size by a factor (1.02) after every iteration that did not improve,
 up to a cap (50%); it never shrinks. Sonnerat et al. (2021) also shrink after a
 sub-solve that hit its time limit, so that the sub-problems stay solvable.
 Both are one class here: ``shrink=None`` gives the CL-LNS rule.
+
+At the cap, a sub-solve that searched its neighborhood completely (proven optimal or
+infeasible under the incumbent's cutoff) without improving says that the cap no longer
+bounds a hard problem: the next neighborhood is then the whole problem (once per
+incumbent), whose complete solve proves the incumbent optimal, so that a small problem ends
+optimal at once instead of running to its time limit. After that attempt the size returns
+to the cap.
 """
 from __future__ import annotations
 
@@ -39,23 +46,35 @@ class AdaptiveSize:
             raise ValueError(f"growth must be >= 1, got {growth}")
         if shrink is not None and not 0 < shrink <= 1:
             raise ValueError(f"shrink must be in (0, 1] or None, got {shrink}")
+        self.whole = max(1, n_integer)
         self.cap = max(1, min(n_integer, math.ceil(max_fraction * n_integer)))
         self.floor = max(1, min(min_size, self.cap))
         self.growth = growth
         self.shrink = shrink
         self._size = float(min(self.cap, max(self.floor, round(initial_fraction * n_integer))))
         self.at_cap = False
+        self._tried_whole = False
 
     @property
     def size(self) -> int:
         return int(round(self._size))
 
-    def update(self, improved: bool, timed_out: bool) -> None:
-        """Adapt after an iteration: shrink on a time-out (if enabled), else grow when nothing improved."""
+    def update(self, improved: bool, timed_out: bool, complete: bool = False) -> None:
+        """Adapt after an iteration: shrink on a time-out (if enabled), else grow unless improved.
+
+        ``complete``: the sub-solve searched its whole neighborhood. Without an improvement at
+        the cap, the next size is the whole problem, once per incumbent; after that attempt the
+        size returns to the cap (or below, on a time-out).
+        """
         if timed_out and self.shrink is not None:
-            self._size = max(self.floor, self._size * self.shrink)
+            self._size = max(self.floor, min(self.cap, self._size * self.shrink))
+            self.at_cap = False
+        elif complete and not improved and self._size >= self.cap and not self._tried_whole:
+            self._size, self.at_cap, self._tried_whole = float(self.whole), True, True
         elif not improved:
             self.at_cap = self._size >= self.cap
             self._size = min(self.cap, max(self._size * self.growth, self._size + 1))
-            return
-        self.at_cap = False
+        else:
+            self._size, self.at_cap = min(self._size, self.cap), False
+        if improved:
+            self._tried_whole = False

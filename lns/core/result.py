@@ -10,6 +10,10 @@ from lns.core.problem import Feasibility, Problem
 from lns.core.solution_file import write_sol
 
 
+#: Stop reasons with which the returned solution is proven optimal.
+PROVEN = ("optimal", "no_integer_variables")
+
+
 class Status:
     """Final status of a run (strings, so they print and serialise as they are)."""
 
@@ -84,6 +88,11 @@ class Callback:
     def on_improvement(self, improvement: Improvement) -> None:
         """A new incumbent was accepted."""
 
+    def on_selection(self, state, size: int, neighborhood) -> None:
+        """The selector chose ``neighborhood`` (a :class:`lns.core.selection.Neighborhood`) for
+        ``state`` (a :class:`lns.core.selection.SearchState`) and the target ``size``; called
+        before the neighborhood's solution is offered and before the sub-solve."""
+
     def on_iteration(self, record: IterationRecord) -> None:
         """An LNS iteration ended."""
 
@@ -97,14 +106,16 @@ class Result:
     instance : str
         Instance name.
     method : str
-        ``"lns"`` or ``"scip"``.
+        ``"lns"``, ``"scip"`` or ``"cpsat"``.
     selector : str or None
         Selector name for LNS runs.
+    sub_solver : str or None
+        Name of the sub-solver of LNS runs (``"scip"``, ``"cpsat"``, ...).
     status : str
         One of :class:`Status`.
-    stop_reason : str
-        ``"time_limit"``, ``"iteration_limit"``, ``"interrupted"``, ``"optimal"``,
-        ``"failures"`` (repeated failing sub-solves) or ``"no_integer_variables"``.
+    stop_reason : StopReason
+        Why the run ended (:class:`lns.core.stop.StopReason`, a string such as
+        ``"time_limit"``, ``"optimal"`` or ``"failures"``).
     objective : float or None
         Best objective, in the problem's own sense.
     x : numpy.ndarray or None
@@ -142,6 +153,7 @@ class Result:
     dual_bound: float | None = None
     solver_time: float = 0.0
     problem: Problem | None = field(default=None, repr=False)
+    sub_solver: str | None = None
 
     @property
     def solution(self) -> dict | None:
@@ -157,7 +169,7 @@ class Result:
         return write_sol(path, self.problem, self.x, self.objective)
 
     def statistics(self) -> dict:
-        """Per-iteration records as a dict of numpy arrays, one key per :class:`IterationRecord` field."""
+        """Per-iteration records as numpy arrays, one per :class:`IterationRecord` field."""
         names = IterationRecord.__dataclass_fields__
         return {name: np.array([getattr(r, name) for r in self.iterations]) for name in names}
 
@@ -165,4 +177,28 @@ class Result:
         """Per-iteration records as a ``pandas.DataFrame`` (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame([asdict(r) for r in self.iterations], columns=list(IterationRecord.__dataclass_fields__))
+        return pd.DataFrame([asdict(r) for r in self.iterations],
+                            columns=list(IterationRecord.__dataclass_fields__))
+
+
+def build_result(incumbent, *, method: str, stop_reason, seed: int, time_limit: float | None,
+                 selector: str | None = None, sub_solver: str | None = None,
+                 iterations: list | None = None, dual_bound: float | None = None,
+                 solver_time: float = 0.0) -> Result:
+    """The :class:`Result` of a run (LNS, plain SCIP or CP-SAT) from its final incumbent.
+
+    ``incumbent`` is the run's :class:`lns.core.incumbent.Incumbent`; the status follows from
+    it and ``stop_reason``, and ``runtime`` is measured from its start until now.
+    """
+    x, problem = incumbent.x, incumbent.problem
+    if x is None:
+        status = Status.NO_SOLUTION
+    else:
+        status = Status.OPTIMAL if stop_reason in PROVEN else Status.FEASIBLE
+    return Result(instance=problem.name, method=method, selector=selector, status=status,
+                  stop_reason=stop_reason, objective=incumbent.objective, x=x,
+                  trajectory=incumbent.trajectory, iterations=list(iterations or []),
+                  runtime=incumbent.elapsed(),
+                  feasibility=problem.check(x) if x is not None else None, seed=seed,
+                  time_limit=time_limit, dual_bound=dual_bound, solver_time=solver_time,
+                  problem=problem, sub_solver=sub_solver)

@@ -73,6 +73,8 @@ class ScipSubSolver:
         (Python) overhead.
     """
 
+    name = "scip"
+
     def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None):
         self.problem = problem
         self.model = model if model is not None else problem.to_scip()
@@ -172,6 +174,8 @@ class ScipSubSolver:
             self._keep_fixings = False
             self.model.freeTransform()
             self._set_bounds(self._lower, self._upper)
+
+    session = keeping_fixings  # the name of the sub-solver protocol
 
     def _set_bounds(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """Give the model these bounds, calling SCIP only for those that differ from its current ones.

@@ -1,0 +1,122 @@
+"""The incumbent: the one place where a solution is checked and becomes the best.
+
+Every solution of a run (the initial solve, a selector's own solution, each sub-solve's,
+plain SCIP's and CP-SAT's) is offered to one :class:`Incumbent`. It rounds the integer
+values, asks the acceptance rule, checks the point against the original problem, and
+only then keeps it, appends it to the trajectory and tells the callbacks, so that no run
+reports an infeasible point.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from lns.core.problem import Problem
+from lns.core.result import Callback, Improvement
+
+log = logging.getLogger("lns")
+
+
+class ImprovingOnly:
+    """Acceptance: a candidate replaces the incumbent when it improves by more than
+    ``tol * max(1, |incumbent|)`` (see :meth:`lns.core.problem.Problem.is_better`).
+
+    An acceptance rule is a callable ``(problem, candidate, incumbent) -> bool`` on objective
+    values (``incumbent`` is ``None`` before the first solution). The incumbent is the best
+    solution of the run, so a rule may accept ties (a sideways move to another solution of the
+    same objective) but never a worse objective: :class:`Incumbent` refuses those itself.
+    """
+
+    def __init__(self, tol: float = 1e-6):
+        self.tol = tol
+
+    def __call__(self, problem: Problem, candidate: float, incumbent: float | None) -> bool:
+        return problem.is_better(candidate, incumbent, self.tol)
+
+
+class Incumbent:
+    """The best feasible solution so far, its predecessors and the trajectory of its objective.
+
+    Parameters
+    ----------
+    problem : Problem
+        The original problem, against which every solution is checked.
+    started : float
+        ``time.perf_counter()`` at which the run started; times are relative to it.
+    acceptance : callable, optional
+        ``(problem, candidate, incumbent) -> bool`` on objectives; default :class:`ImprovingOnly`.
+    history_length : int
+        Earlier incumbents kept in :attr:`history` (most recent first).
+    callbacks : list of Callback
+        ``on_improvement`` is called for every new objective.
+
+    Attributes
+    ----------
+    x : numpy.ndarray or None
+        The incumbent (integers rounded).
+    objective : float or None
+    history : list of numpy.ndarray
+    trajectory : list of (float, float)
+        ``(seconds since start, objective)`` per improvement.
+    improved_at : float
+        ``time.perf_counter()`` of the last improvement (``started`` before the first).
+    improved_iteration : int
+        Iteration of the last improvement (-1: none in the loop yet).
+    """
+
+    def __init__(self, problem: Problem, started: float, acceptance=None, history_length: int = 3,
+                 callbacks: list[Callback] | None = None):
+        self.problem = problem
+        self.started = started
+        self.acceptance = acceptance if acceptance is not None else ImprovingOnly()
+        self.history_length = history_length
+        self.callbacks = list(callbacks or [])
+        self.x: np.ndarray | None = None
+        self.objective: float | None = None
+        self.history: list = []
+        self.trajectory: list = []
+        self.improved_at = started
+        self.improved_iteration = -1
+
+    def offer_found(self, found, source: str = "initial") -> bool:
+        """Offer a :class:`lns.core.subsolver.FoundSolution` of a solve of the whole problem."""
+        return self.offer(found.x, found.time, -1, 0, source)
+
+    def offer(self, x: np.ndarray, found_at: float, iteration: int, size: int, source: str) -> bool:
+        """Keep ``x`` if the acceptance takes it and it is feasible; return whether it was kept.
+
+        ``found_at`` is the ``time.perf_counter()`` of the find, ``iteration`` and ``size`` the
+        LNS iteration and its neighborhood size (-1 and 0 outside the loop), ``source`` a word
+        for the records (``"initial"``, ``"user"``, ``"selector"``, ``"subsolve"``, ``"cpsat"``).
+        """
+        problem = self.problem
+        x = problem.round_integers(np.asarray(x, dtype=float))
+        objective = problem.objective_value(x)
+        worse = self.objective is not None and problem.is_better(self.objective, objective, 0.0)
+        if worse or not self.acceptance(problem, objective, self.objective):
+            return False
+        check = problem.check(x)
+        if not check.feasible:
+            log.warning("%s: rejected a %s solution that violates the problem (%s)", problem.name,
+                        source, check)
+            return False
+        improves = problem.is_better(objective, self.objective, 0.0)
+        if self.x is not None:
+            self.history = [self.x, *self.history][: self.history_length]
+        self.x, self.objective = x, objective
+        if improves:
+            elapsed = found_at - self.started
+            self._improved(Improvement(elapsed, objective, iteration, size, source), found_at)
+        return True
+
+    def _improved(self, improvement: Improvement, found_at: float) -> None:
+        self.improved_at, self.improved_iteration = found_at, improvement.iteration
+        self.trajectory.append((improvement.time, improvement.objective))
+        for callback in self.callbacks:
+            callback.on_improvement(improvement)
+
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.perf_counter() - self.started

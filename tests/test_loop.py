@@ -1,0 +1,181 @@
+"""The LNS loop on a scripted fake sub-solver: what it keeps, when it stops, how the size adapts."""
+import time
+
+import numpy as np
+import pytest
+from helpers import knapsack
+
+from lns import solve
+from lns.core.config import LNSConfig
+from lns.core.incumbent import Incumbent
+from lns.core.loop import run_lns
+from lns.core.neighborhood_size import AdaptiveSize
+from lns.core.selection import Neighborhood, Selector
+from lns.core.stop import MaxIterations, StopReason
+from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
+
+START = np.array([1.0, 0.0, 0.0, 0.0])  # knapsack value 10 (optimum 23: a and b)
+BETTER = np.array([1.0, 0.0, 1.0, 0.0])  # value 17, weight 7
+INFEASIBLE = np.ones(4)  # value 38, weight 18 > 10
+
+
+class ScriptedSubSolver:
+    """Follows the sub-solver protocol; each solve plays the next step of ``script``.
+
+    A step is an exception (raised) or ``(status, solutions)``: each solution is reported
+    through ``on_found`` and returned in the outcome. The last step repeats.
+    """
+
+    name = "scripted"
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.calls: list = []
+        self.total_solve_time = 0.0
+
+    def solve(self, *, time_limit, seed, fixed=None, start=None, solution_limit=-1, node_limit=-1,
+              on_found=None):
+        self.calls.append({"fixed": fixed, "start": None if start is None else start.copy(),
+                           "time_limit": time_limit})
+        step = self.script[min(len(self.calls), len(self.script)) - 1]
+        if isinstance(step, Exception):
+            raise step
+        status, solutions = step
+        found = [FoundSolution(time.perf_counter(), float(x @ [10, 13, 7, 8]),
+                               x) for x in solutions]
+        for solution in found:
+            if on_found is not None:
+                on_found(solution)
+        return SolveOutcome(status, found, 0.001)
+
+    def stop(self):
+        pass
+
+    def session(self):
+        return no_session()
+
+
+class FirstK(Selector):
+    """Frees the first ``size`` integer variables."""
+
+    name = "first_k"
+
+    def __call__(self, state, size, rng):
+        return Neighborhood(state.problem.integer_indices[:size])
+
+
+def _run(script, iterations=3, size_rule=None, start=START, **config):
+    problem = knapsack()
+    incumbent = Incumbent(problem, time.perf_counter())
+    assert incumbent.offer(start, time.perf_counter(), -1, 0, "user")
+    solver = ScriptedSubSolver(script)
+    records, reason = run_lns(problem, FirstK(), solver, incumbent, config=LNSConfig(**config),
+                              rng=np.random.default_rng(0), stop=MaxIterations(iterations),
+                              callbacks=[],
+                              size_rule=size_rule or AdaptiveSize(4, 0.5, max_fraction=0.5))
+    return records, reason, incumbent, solver
+
+
+def test_only_a_checked_feasible_improvement_is_accepted():
+    records, reason, incumbent, _ = _run([(SolveStatus.TIME_LIMIT, [INFEASIBLE]),
+                                          (SolveStatus.TIME_LIMIT, [BETTER])])
+    assert [r.improved for r in records] == [False, True, False]
+    np.testing.assert_array_equal(incumbent.x, BETTER)
+    assert [objective for _, objective in incumbent.trajectory] == [10.0, 17.0]
+
+
+def test_the_sub_solver_gets_the_incumbent_and_the_fixings():
+    _, _, _, solver = _run([(SolveStatus.TIME_LIMIT, [BETTER])], iterations=2)
+    np.testing.assert_array_equal(solver.calls[0]["start"], START)
+    np.testing.assert_array_equal(solver.calls[1]["start"], BETTER)
+    np.testing.assert_array_equal(solver.calls[0]["fixed"], [2, 3])  # FirstK frees a and b
+
+
+def test_a_failing_sub_solve_keeps_the_incumbent():
+    records, reason, incumbent, _ = _run([RuntimeError("boom"), (SolveStatus.NODE_LIMIT, [BETTER])])
+    assert [r.status for r in records] == ["error", "nodelimit", "nodelimit"]
+    assert records[0].objective_after == 10.0 and not records[0].improved
+    np.testing.assert_array_equal(incumbent.x, BETTER)
+    assert reason is StopReason.ITERATION_LIMIT
+
+
+def test_repeated_failures_stop_the_run():
+    records, reason, incumbent, _ = _run([RuntimeError("boom")], iterations=50, max_failures=3)
+    assert reason is StopReason.FAILURES and len(records) == 2
+    np.testing.assert_array_equal(incumbent.x, START)
+
+
+def test_an_abandoned_sub_solve_ends_the_run_with_the_incumbent():
+    records, reason, incumbent, solver = _run([(SolveStatus.ABANDONED, [BETTER])], iterations=10)
+    assert reason is StopReason.SUB_SOLVER_ABANDONED
+    assert len(records) == 1 and len(solver.calls) == 1
+    np.testing.assert_array_equal(incumbent.x, BETTER)
+
+
+def test_a_complete_solve_of_the_whole_problem_ends_the_run_optimal():
+    records, reason, _, _ = _run([(SolveStatus.OPTIMAL, [])], iterations=10,
+                                 size_rule=AdaptiveSize(4, 0.5, max_fraction=1.0))
+    # 2 variables free: optimal in the neighborhood only; then 4 (growth +1 to 3, then 4) ...
+    assert reason is StopReason.OPTIMAL
+    assert records[-1].neighborhood_size == 4 and all(r.neighborhood_size < 4 for r in records[:-1])
+
+
+def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem_once():
+    records, reason, _, solver = _run([(SolveStatus.OPTIMAL, []), (SolveStatus.NODE_LIMIT, []),
+                                       (SolveStatus.OPTIMAL, []), (SolveStatus.NODE_LIMIT, [BETTER]),
+                                       (SolveStatus.OPTIMAL, [])], iterations=10)
+    # whole, back to the cap, no second try for the same incumbent, improvement, whole again
+    assert [r.target_size for r in records] == [2, 4, 2, 2, 2, 4]
+    assert reason is StopReason.OPTIMAL and len(solver.calls[-1]["fixed"]) == 0
+
+
+def test_iteration_limit():
+    records, reason, _, _ = _run([(SolveStatus.NODE_LIMIT, [])], iterations=3)
+    assert reason is StopReason.ITERATION_LIMIT and [r.iteration for r in records] == [0, 1, 2]
+
+
+def test_the_size_shrinks_after_a_time_limit_and_grows_otherwise():
+    rule = AdaptiveSize(100, 0.4, growth=1.5, max_fraction=1.0, shrink=0.5)
+    problem_size = 4  # FirstK frees at most the knapsack's 4 variables; the targets show the rule
+    records, _, _, _ = _run([(SolveStatus.TIME_LIMIT, []), (SolveStatus.TIME_LIMIT, []),
+                             (SolveStatus.NODE_LIMIT, [])], iterations=4, size_rule=rule)
+    assert [r.target_size for r in records] == [40, 20, 10, 15]
+    assert all(r.neighborhood_size == problem_size for r in records)
+
+
+def test_solve_uses_a_sub_solver_object_and_records_its_name():
+    fake = ScriptedSubSolver([RuntimeError("boom"), (SolveStatus.NODE_LIMIT, [BETTER])])
+    result = solve(knapsack(), sub_solver=fake, initial_solution=START, iteration_limit=8, seed=1)
+    assert result.sub_solver == "scripted" and len(fake.calls) == 8
+    assert [r.status for r in result.iterations].count("error") == 1
+    assert result.objective == 17.0 and result.feasibility.feasible
+
+
+def test_solve_stops_on_repeated_failures():
+    result = solve(knapsack(), sub_solver=ScriptedSubSolver([RuntimeError("boom")]),
+                   initial_solution=START,
+                   iteration_limit=50, max_failures=3)
+    assert result.stop_reason == "failures" and len(result.iterations) == 2
+    assert result.objective == 10.0
+
+
+def test_solve_with_the_cpsat_sub_solver():
+    pytest.importorskip("lns.core.cpsat_subsolver")
+    result = solve(knapsack(), sub_solver="cpsat", iteration_limit=20, time_limit=20,
+                   max_fraction=1.0)
+    assert result.sub_solver == "cpsat" and result.objective == pytest.approx(23.0)
+    assert result.feasibility.feasible
+
+
+def test_an_unknown_sub_solver_is_named():
+    with pytest.raises(ValueError, match=r"sub_solver 'gurobi' among choices \['cpsat', 'scip'\]"):
+        solve(knapsack(), sub_solver="gurobi")
+
+
+def test_the_incumbent_refuses_worse_solutions_whatever_the_acceptance():
+    incumbent = Incumbent(knapsack(), time.perf_counter(), acceptance=lambda problem, new, old: True)
+    assert incumbent.offer(BETTER, time.perf_counter(), 0, 2, "subsolve")
+    assert not incumbent.offer(START, time.perf_counter(), 1, 2, "subsolve")  # 10 < 17
+    assert not incumbent.offer(INFEASIBLE, time.perf_counter(), 2, 2, "subsolve")
+    np.testing.assert_array_equal(incumbent.x, BETTER)
+    assert incumbent.trajectory[-1][1] == 17.0 and incumbent.improved_iteration == 0

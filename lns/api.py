@@ -21,6 +21,7 @@ from lns.core.result import Callback, Result, Status
 from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.solu import known_objective
 from lns.core.solution_file import read_sol
+from lns.core.validation import check_run_arguments
 
 log = logging.getLogger("lns")
 
@@ -80,6 +81,8 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     SolutionFileError
         ``initial_solution`` is unreadable or infeasible.
     """
+    check_run_arguments(time_limit=time_limit, iteration_limit=iteration_limit, seed=seed,
+                        optimum=optimum)
     started = time.perf_counter()
     if method not in METHODS:
         raise UnknownNameError("method", method, METHODS)

@@ -14,6 +14,10 @@ class ProblemReadError(LNSError):
     """A problem file is missing, unreadable or malformed."""
 
 
+class InvalidArgumentError(LNSError, ValueError):
+    """An argument or setting of a run is out of its range or of the wrong type."""
+
+
 class UnsupportedProblemError(LNSError):
     """The problem holds something the LNS loop cannot handle (e.g. a nonlinear constraint)."""
 

@@ -21,12 +21,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from lns.core.errors import ProblemReadError, UnsupportedProblemError
+from lns.core.file_numbers import check_file_numbers
+from lns.core.validation import SCIP_INFINITY, problem_data_error
 
 BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
 _SCIP_TYPES = {"BINARY": BINARY, "INTEGER": INTEGER, "CONTINUOUS": CONTINUOUS, "IMPLINT": CONTINUOUS}
 _TYPE_NAMES = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
 _LINEAR_HANDLERS = {"linear", "setppc", "logicor", "knapsack", "varbound"}
-SCIP_INFINITY = 1e20
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,9 @@ class Problem:
                               ("row_lower", m), ("row_upper", m)):
             if len(getattr(self, field)) != length:
                 raise ValueError(f"{field} has length {len(getattr(self, field))}, expected {length}")
+        error = problem_data_error(self)
+        if error is not None:
+            raise ValueError(error)
 
     @property
     def n_vars(self) -> int:
@@ -269,6 +273,7 @@ def read_scip_model(path: str | Path):
         raise ProblemReadError(f"{path}: no such file")
     if not path.is_file():
         raise ProblemReadError(f"{path}: not a file")
+    check_file_numbers(path)
     model = Model()
     model.hideOutput()
     with _captured_stderr() as captured:
@@ -312,21 +317,24 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
     matrix = sp.csr_matrix((np.array(vals, dtype=float), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
                            shape=(m, n))
     matrix.sum_duplicates()
-    return Problem(
-        name=name,
-        var_names=tuple(v.name for v in variables),
-        var_types=np.array([_SCIP_TYPES[v.vtype()] for v in variables]),
-        lower=_from_scip(np.array([v.getLbOriginal() for v in variables], dtype=float)),
-        upper=_from_scip(np.array([v.getUbOriginal() for v in variables], dtype=float)),
-        objective=np.array([v.getObj() for v in variables], dtype=float),
-        objective_offset=float(model.getObjoffset()),
-        sense=model.getObjectiveSense(),
-        matrix=matrix,
-        row_lower=_from_scip(np.array(row_lower, dtype=float)),
-        row_upper=_from_scip(np.array(row_upper, dtype=float)),
-        row_names=tuple(row_names),
-        source=source,
-    )
+    try:
+        return Problem(
+            name=name,
+            var_names=tuple(v.name for v in variables),
+            var_types=np.array([_SCIP_TYPES[v.vtype()] for v in variables]),
+            lower=_from_scip(np.array([v.getLbOriginal() for v in variables], dtype=float)),
+            upper=_from_scip(np.array([v.getUbOriginal() for v in variables], dtype=float)),
+            objective=np.array([v.getObj() for v in variables], dtype=float),
+            objective_offset=float(model.getObjoffset()),
+            sense=model.getObjectiveSense(),
+            matrix=matrix,
+            row_lower=_from_scip(np.array(row_lower, dtype=float)),
+            row_upper=_from_scip(np.array(row_upper, dtype=float)),
+            row_names=tuple(row_names),
+            source=source,
+        )
+    except ValueError as error:  # non-finite data: SCIP read a number it should have refused
+        raise ProblemReadError(f"{where}: {error}") from None
 
 
 def _from_scip(values: np.ndarray) -> np.ndarray:

@@ -137,14 +137,33 @@ def test_an_objective_offset_must_be_finite(tmp_path):
         read_problem(path)
 
 
-@pytest.mark.parametrize("spell", [lambda t: t.replace(" ", "\t"), lambda t: t.replace("\n", "\r\n")])
+@pytest.mark.parametrize("spell", [lambda t: t.replace(" ", "\t"),
+                                   lambda t: t.replace("\n", "\r\n")])
 def test_tabs_and_crlf_line_ends_are_checked_too(tmp_path, spell):
     good, bad = tmp_path / "good.mps", tmp_path / "bad.mps"
     good.write_text(spell(MPS.format(**DEFAULTS)))
     bad.write_text(spell(MPS.format(**{**DEFAULTS, "b": "two"})))
     assert read_problem(good).matrix[0, 0] == 2
-    with pytest.raises(ProblemReadError, match="line 7: coefficient of column x in row c1 is 'two'"):
+    with pytest.raises(ProblemReadError, match="line 7: coefficient of column x in row c1 is 'tw"):
         read_problem(bad)
+
+
+@pytest.mark.parametrize("objsense, line", [("OBJSENSE\n    MAX\n", 16), ("OBJSENSE MAX\n", 15)])
+def test_objsense_ranges_and_comments_are_read_around(tmp_path, objsense, line):
+    text = (MPS.format(**DEFAULTS).replace("ROWS", objsense + "* a comment: nan\nROWS")
+            .replace("BOUNDS", "RANGES\n rng c1 {range}\nBOUNDS"))
+    path = tmp_path / "ranged.mps"
+    path.write_text(text.replace("{range}", "4 $ nan in a comment"))
+    problem = read_problem(path)
+    assert problem.sense == "maximize" and (problem.row_lower[0], problem.row_upper[0]) == (8, 12)
+    path.write_text(text.replace("{range}", "nan"))
+    with pytest.raises(ProblemReadError, match=f"line {line}: RANGES value of row c1 is 'nan'"):
+        read_problem(path)
+
+
+def test_scip_itself_refuses_a_word_where_an_lp_file_needs_a_number(tmp_path):
+    with pytest.raises(ProblemReadError, match="Syntax error in line 5 \\('abc'\\)"):
+        read_problem(write(tmp_path, template=LP, suffix=".lp", c="abc"))
 
 
 def test_fixed_format_names_with_blanks_are_read_as_scip_reads_them(tmp_path):
@@ -245,9 +264,10 @@ def test_a_nan_objective_offset_is_refused():
         Problem(**{**_knapsack_with("objective", 0, -10.0), "objective_offset": np.nan})
 
 
-# What SCIP does with each NaN (measured on SCIP 10.0): a NaN objective coefficient loops for ever,
-# a NaN right-hand side drops the row (optimum -20), a NaN bound ends in "error in input data", a
-# NaN coefficient ends at once without a solution. A SCIP model holding one never reaches a solve.
+# What SCIP does with each NaN (measured on SCIP 10.0): a NaN objective coefficient loops past its
+# time limit, a NaN right-hand side drops the row (optimum -20), a NaN upper bound ends in "error in
+# input data", a NaN coefficient ends at once without a solution. A SCIP model holding one never
+# reaches a solve.
 @pytest.mark.parametrize(
     "change, message",
     [

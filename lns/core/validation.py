@@ -1,9 +1,10 @@
 """Checks that keep bad numbers away from SCIP: problem data and run arguments.
 
 SCIP trusts its input. On this machine (SCIP 10.0, PySCIPOpt 6.3) a NaN objective
-coefficient makes ``optimize`` loop without end (time limit and Ctrl-C ignored), a
-NaN right-hand side silently drops the row, a NaN bound ends in an "error in input
-data" traceback and a NaN matrix coefficient ends the solve at once without a solution.
+coefficient makes ``optimize`` loop (a 3 s time limit ignored: still running at 8 s), a
+NaN right-hand side silently drops the row, a NaN upper bound ends in an "error in
+input data" traceback, a NaN lower bound spends the whole time limit without a
+solution, and a NaN matrix coefficient ends the solve at once without a solution.
 So every problem is checked once, when it is built (:class:`lns.core.problem.Problem`
 calls :func:`problem_data_error`), and every argument of a run before anything is read.
 """

@@ -7,10 +7,12 @@ silently describes another problem. SCIP's LP reader reads ``nan`` as a number t
 :func:`check_file_numbers` reads the text once and raises :class:`ProblemReadError`
 naming the file, the line, the entry and the value.
 
-The pass is vectorised: one compiled regular expression per section matches runs of
-lines that are certainly read right (names, then decimal numbers of moderate size);
-only the lines it leaves are read field by field, the way SCIP's ``mpsinputReadLine``
-splits them (fixed-format name patching included), and judged exactly.
+The pass is fast: one compiled regular expression per section skips runs of lines that
+are certainly read right (names, then decimal numbers of moderate size); only the lines
+it leaves are read field by field, the way SCIP's ``mpsinputReadLine`` splits them
+(fixed-format name patching included), and judged exactly. On the ten largest MPS files
+of ``instances/miplib`` and ``shared/instances/miplib2017`` it takes about half of
+SCIP's own read time (decompression included).
 
 Covered: MPS (free and fixed, ``.gz`` too): COLUMNS (objective and matrix
 coefficients, ``MARKER`` lines skipped), RHS (objective offset included), RANGES and
@@ -81,7 +83,7 @@ def _compile_run(forms: list) -> re.Pattern:
 
 
 _GOOD_RUNS = {section: _compile_run(forms) for section, forms in _FORMS.items()}
-_HEADER = re.compile(rb"\n[^ \t\r\n*]")
+_DATA_RUN = _compile_run([rb"[\t ][^\n]*+"])  # the lines of the other sections
 
 # Fixed MPS: positions that must be blank, the value field that must hold a digit, name fields.
 _FIXED_BLANKS = (12, 13, 22, 23, 36, 37, 38, 47, 48, 61, 62, 63)
@@ -131,17 +133,24 @@ class _MpsCheck:
 
     def __init__(self, path: Path, text: bytes):
         self.path, self.text = path, text
-        starts = [0] * (text[:1] not in b" \t\r\n*") + [
-            m.start() + 1 for m in _HEADER.finditer(text)
-        ]
-        ends = [_line_end(text, start) for start in starts]
-        self.sections = [
-            ((text[start:end].split() or [b""])[0].decode(errors="replace"), start, end)
-            for start, end in zip(starts, ends)
-        ]
+        self.sections = []  # (name, start, end) of each header line seen so far
         self._new_format_line = None
         self._integer_columns = None
         self._counted = (0, 1)  # an offset and its line number, so that counting goes on from there
+
+    def run(self) -> None:
+        """Skip runs of lines the fast expressions accept; read the others (and headers) exactly."""
+        text, position, section = self.text, 0, ""
+        while position < len(text):
+            position = _GOOD_RUNS.get(section, _DATA_RUN).match(text, position).end()
+            end = _line_end(text, position)
+            raw = text[position:end]
+            if raw[:1] not in b" \t\r*":  # a header line starts a new section
+                section = (raw.split() or [b""])[0].decode(errors="replace")
+                self.sections.append((section, position, end))
+            else:
+                self._check_line(section, position, raw)
+            position = end + 1
 
     def _line_number(self, offset: int) -> int:
         start, line = self._counted if offset >= self._counted[0] else (0, 1)
@@ -149,26 +158,10 @@ class _MpsCheck:
         self._counted = (offset, line)
         return line
 
-    def run(self) -> None:
-        for k, (name, _, end) in enumerate(self.sections):
-            if name in _GOOD_RUNS:
-                stop = self.sections[k + 1][1] if k + 1 < len(self.sections) else len(self.text)
-                self._check_section(name, end + 1, stop)
-
-    def _check_section(self, name: str, start: int, stop: int) -> None:
-        """Skip the runs of lines the fast expression accepts; read each other line exactly."""
-        runs, position = _GOOD_RUNS[name], start
-        while position < stop:
-            position = runs.match(self.text, position, stop).end()
-            if position < stop:
-                line_end = _line_end(self.text, position)
-                self._check_line(name, position, self.text[position : min(line_end, stop)])
-                position = line_end + 1
-
     def _check_line(self, section: str, offset: int, raw: bytes) -> None:
-        line = self._line_number(offset)
-        if raw[:1] == b"*":
+        if section not in _GOOD_RUNS or raw[:1] == b"*":
             return
+        line = self._line_number(offset)
         fields = _scip_fields(raw, section, new_format=line >= self._first_new_format_line())
         if not fields:
             return

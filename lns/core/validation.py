@@ -22,6 +22,18 @@ from lns.core.errors import InvalidArgumentError
 SCIP_INFINITY = 1e20
 
 
+_FINITE = ("must be finite", lambda v: np.abs(v) < SCIP_INFINITY)
+_BELOW_PLUS_INFINITY = ("must be finite or -inf", lambda v: v < SCIP_INFINITY)
+_ABOVE_MINUS_INFINITY = ("must be finite or +inf", lambda v: v > -SCIP_INFINITY)
+_VECTOR_RULES = (
+    ("objective", "var_names", _FINITE),
+    ("lower", "var_names", _BELOW_PLUS_INFINITY),
+    ("upper", "var_names", _ABOVE_MINUS_INFINITY),
+    ("row_lower", "row_names", _BELOW_PLUS_INFINITY),
+    ("row_upper", "row_names", _ABOVE_MINUS_INFINITY),
+)
+
+
 def problem_data_error(problem) -> str | None:
     """The first non-finite or out-of-range entry of a problem's data, as one line, or ``None``.
 
@@ -37,37 +49,12 @@ def problem_data_error(problem) -> str | None:
     """
     if not abs(problem.objective_offset) < SCIP_INFINITY:
         return f"objective_offset is {problem.objective_offset}; it must be finite"
-    names = problem.var_names
-    checks = (
-        (
-            "objective",
-            problem.objective,
-            names,
-            lambda v: ~(np.abs(v) < SCIP_INFINITY),
-            "must be finite",
-        ),
-        ("lower", problem.lower, names, lambda v: ~(v < SCIP_INFINITY), "must be finite or -inf"),
-        ("upper", problem.upper, names, lambda v: ~(v > -SCIP_INFINITY), "must be finite or +inf"),
-        (
-            "row_lower",
-            problem.row_lower,
-            problem.row_names,
-            lambda v: ~(v < SCIP_INFINITY),
-            "must be finite or -inf",
-        ),
-        (
-            "row_upper",
-            problem.row_upper,
-            problem.row_names,
-            lambda v: ~(v > -SCIP_INFINITY),
-            "must be finite or +inf",
-        ),
-    )
-    for field, values, labels, is_bad, allowed in checks:
-        bad = np.flatnonzero(is_bad(np.asarray(values, dtype=float)))
+    for field, labels, (allowed, is_ok) in _VECTOR_RULES:
+        values = np.asarray(getattr(problem, field), dtype=float)
+        bad = np.flatnonzero(~is_ok(values))  # NaN compares false, so it is always bad
         if len(bad):
             j = bad[0]
-            return f"{field}[{j}] ({labels[j]}) is {values[j]}; it {allowed}"
+            return f"{field}[{j}] ({getattr(problem, labels)[j]}) is {values[j]}; it {allowed}"
     return _matrix_error(problem) or _binary_error(problem)
 
 

@@ -8,6 +8,7 @@ without end.
 
 import gzip
 import math
+import time
 
 import numpy as np
 import pytest
@@ -290,6 +291,14 @@ def test_a_scip_model_holding_nan_is_refused_before_any_solve(tmp_path, change, 
     change(model, x, model.getConss()[0])
     with pytest.raises(ProblemReadError, match=f"tiny: {message}"):
         problem_from_scip(model, "tiny")
+
+
+@pytest.mark.parametrize("template, suffix", [(MPS, ".mps.gz"), (LP, ".lp")])
+def test_the_nan_objective_that_hangs_scip_ends_solve_at_once(tmp_path, template, suffix):
+    started = time.perf_counter()
+    with pytest.raises(ProblemReadError, match="'nan'"):
+        solve(write(tmp_path, template=template, suffix=suffix, a="nan"), time_limit=5)
+    assert time.perf_counter() - started < 5
 
 
 def test_the_bundled_instances_pass_the_checks():

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.errors import ProblemReadError, UnsupportedProblemError
+from lns.core.errors import InvalidProblemDataError, ProblemReadError, UnsupportedProblemError
 from lns.core.file_numbers import check_file_numbers
 from lns.core.validation import SCIP_INFINITY, problem_data_error
 
@@ -80,6 +80,13 @@ class Problem:
         Constraint names, length ``m``.
     source : pathlib.Path or None
         The file the problem was read from, if any.
+
+    Raises
+    ------
+    InvalidProblemDataError
+        (a ``ValueError``) NaN anywhere, an infinite coefficient, a ``+inf`` lower or ``-inf``
+        upper side or bound, a binary bound outside [0, 1]: see
+        :func:`lns.core.validation.problem_data_error`.
     """
 
     name: str
@@ -108,7 +115,7 @@ class Problem:
                 raise ValueError(f"{field} has length {len(getattr(self, field))}, expected {length}")
         error = problem_data_error(self)
         if error is not None:
-            raise ValueError(error)
+            raise InvalidProblemDataError(f"{self.source or self.name}: {error}")
 
     @property
     def n_vars(self) -> int:
@@ -317,24 +324,21 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
     matrix = sp.csr_matrix((np.array(vals, dtype=float), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
                            shape=(m, n))
     matrix.sum_duplicates()
-    try:
-        return Problem(
-            name=name,
-            var_names=tuple(v.name for v in variables),
-            var_types=np.array([_SCIP_TYPES[v.vtype()] for v in variables]),
-            lower=_from_scip(np.array([v.getLbOriginal() for v in variables], dtype=float)),
-            upper=_from_scip(np.array([v.getUbOriginal() for v in variables], dtype=float)),
-            objective=np.array([v.getObj() for v in variables], dtype=float),
-            objective_offset=float(model.getObjoffset()),
-            sense=model.getObjectiveSense(),
-            matrix=matrix,
-            row_lower=_from_scip(np.array(row_lower, dtype=float)),
-            row_upper=_from_scip(np.array(row_upper, dtype=float)),
-            row_names=tuple(row_names),
-            source=source,
-        )
-    except ValueError as error:  # non-finite data: SCIP read a number it should have refused
-        raise ProblemReadError(f"{where}: {error}") from None
+    return Problem(
+        name=name,
+        var_names=tuple(v.name for v in variables),
+        var_types=np.array([_SCIP_TYPES[v.vtype()] for v in variables]),
+        lower=_from_scip(np.array([v.getLbOriginal() for v in variables], dtype=float)),
+        upper=_from_scip(np.array([v.getUbOriginal() for v in variables], dtype=float)),
+        objective=np.array([v.getObj() for v in variables], dtype=float),
+        objective_offset=float(model.getObjoffset()),
+        sense=model.getObjectiveSense(),
+        matrix=matrix,
+        row_lower=_from_scip(np.array(row_lower, dtype=float)),
+        row_upper=_from_scip(np.array(row_upper, dtype=float)),
+        row_names=tuple(row_names),
+        source=source,
+    )
 
 
 def _from_scip(values: np.ndarray) -> np.ndarray:

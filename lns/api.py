@@ -25,6 +25,7 @@ from lns.core.solu import known_objective
 from lns.core.solution_file import read_sol
 from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
+from lns.core.validation import check_run_arguments
 from lns.registry import make_selector
 
 log = logging.getLogger("lns")
@@ -102,6 +103,8 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     SolutionFileError
         ``initial_solution`` is unreadable or infeasible.
     """
+    check_run_arguments(time_limit=time_limit, iteration_limit=iteration_limit, seed=seed,
+                        optimum=optimum)
     started = time.perf_counter()
     _check_names(method, sub_solver)
     config, method_options = _options(method, options)

@@ -1,7 +1,11 @@
 """Settings of the LNS loop: one dataclass, the single source of its fields and defaults."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from lns.core.errors import InvalidArgumentError
+from lns.core.validation import check_integer, check_real
 
 #: Seconds kept in hand before the deadline, so that the run ends within it.
 DEADLINE_MARGIN = 0.05
@@ -32,6 +36,12 @@ class LNSConfig:
         A new objective must beat the incumbent by ``improvement_tol * max(1, |incumbent|)``.
     scip_params : dict
         SCIP parameters for every solve.
+
+    Raises
+    ------
+    lns.core.errors.InvalidArgumentError
+        A value out of its range or of the wrong type (checked on creation, so that the
+        API and the command line refuse it before anything is read).
     """
 
     initial_fraction: float = 0.2
@@ -47,3 +57,27 @@ class LNSConfig:
     max_failures: int = 5
     improvement_tol: float = 1e-6
     scip_params: dict | None = None
+
+    def __post_init__(self):
+        fraction, limit = "expected a fraction in (0, 1]", "expected -1 (none) or an integer >= 1"
+        check_real("initial_fraction", self.initial_fraction, fraction, low=0, low_open=True,
+                   high=1)
+        check_real("growth", self.growth, "expected a finite factor >= 1", low=1)
+        check_real("max_fraction", self.max_fraction, fraction, low=0, low_open=True, high=1)
+        check_real("shrink", self.shrink, "expected a factor in (0, 1], or None (never shrink)",
+                   low=0, low_open=True, high=1, none_ok=True)
+        check_integer("min_size", self.min_size, "expected an integer >= 1", low=1)
+        check_real("iteration_time_limit", self.iteration_time_limit,
+                   "expected finite seconds > 0", low=0, low_open=True)
+        check_integer("iteration_node_limit", self.iteration_node_limit, limit, low=1, also=(-1,))
+        check_real("initial_time_limit", self.initial_time_limit,
+                   "expected finite seconds > 0, or None (the whole budget)",
+                   low=0, low_open=True, none_ok=True)
+        check_integer("initial_solution_limit", self.initial_solution_limit, limit, low=1,
+                      also=(-1,))
+        check_integer("history_length", self.history_length, "expected an integer >= 0", low=0)
+        check_integer("max_failures", self.max_failures, "expected an integer >= 1", low=1)
+        check_real("improvement_tol", self.improvement_tol, "expected a finite number >= 0", low=0)
+        if self.scip_params is not None and not isinstance(self.scip_params, Mapping):
+            raise InvalidArgumentError(f"scip_params={self.scip_params!r} is invalid: expected a "
+                                       f"dict of SCIP parameters, or None")

@@ -14,6 +14,14 @@ class ProblemReadError(LNSError):
     """A problem file is missing, unreadable or malformed."""
 
 
+class InvalidProblemDataError(ProblemReadError, ValueError):
+    """A problem (read or built in code) holds a number SCIP must not see, e.g. NaN."""
+
+
+class InvalidArgumentError(LNSError, ValueError):
+    """An argument or setting of a run is out of its range or of the wrong type."""
+
+
 class UnsupportedProblemError(LNSError):
     """The problem holds something the LNS loop cannot handle (e.g. a nonlinear constraint)."""
 

@@ -20,13 +20,14 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.errors import ProblemReadError, UnsupportedProblemError
+from lns.core.errors import InvalidProblemDataError, ProblemReadError, UnsupportedProblemError
+from lns.core.file_numbers import check_file_numbers
+from lns.core.validation import SCIP_INFINITY, problem_data_error
 
 BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
 _SCIP_TYPES = {"BINARY": BINARY, "INTEGER": INTEGER, "CONTINUOUS": CONTINUOUS, "IMPLINT": CONTINUOUS}
 _TYPE_NAMES = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
 _LINEAR_HANDLERS = {"linear", "setppc", "logicor", "knapsack", "varbound"}
-SCIP_INFINITY = 1e20
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,13 @@ class Problem:
         Constraint names, length ``m``.
     source : pathlib.Path or None
         The file the problem was read from, if any.
+
+    Raises
+    ------
+    InvalidProblemDataError
+        (a ``ValueError``) NaN anywhere, an infinite coefficient, a ``+inf`` lower or ``-inf``
+        upper side or bound, a binary bound outside [0, 1]: see
+        :func:`lns.core.validation.problem_data_error`.
     """
 
     name: str
@@ -105,6 +113,9 @@ class Problem:
                               ("row_lower", m), ("row_upper", m)):
             if len(getattr(self, field)) != length:
                 raise ValueError(f"{field} has length {len(getattr(self, field))}, expected {length}")
+        error = problem_data_error(self)
+        if error is not None:
+            raise InvalidProblemDataError(f"{self.source or self.name}: {error}")
 
     @property
     def n_vars(self) -> int:
@@ -269,6 +280,7 @@ def read_scip_model(path: str | Path):
         raise ProblemReadError(f"{path}: no such file")
     if not path.is_file():
         raise ProblemReadError(f"{path}: not a file")
+    check_file_numbers(path)
     model = Model()
     model.hideOutput()
     with _captured_stderr() as captured:

@@ -7,10 +7,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from pyscipopt import Model
 
-from lns.core.selection import Selector
+from instances.bundled import resolve_instance
+from lns.core.selection import FunctionSelector, Selector
 from lns.registry import make_selector
-from lns.core.errors import InfeasibleProblemError, SolutionFileError, UnboundedProblemError, UnknownNameError
+from lns.core.errors import InfeasibleProblemError, UnboundedProblemError, UnknownNameError
 from lns.core.interrupt import InterruptGuard
 from lns.core.config import DEADLINE_MARGIN, LNSConfig
 from lns.core.loop import Incumbent, run_lns
@@ -20,26 +22,31 @@ from lns.core.progress import ImprovementLogger
 from lns.core.result import Callback, Result, Status
 from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.solu import known_objective
-from lns.core.solution_file import read_sol
+from lns.core.warm_start import warm_start
 
 log = logging.getLogger("lns")
 
 METHODS = ("lns", "scip", "cpsat")
 
 
-def solve(instance: str | Path | Problem, selector: str | Selector = "random", *, method: str = "lns",
-          time_limit: float | None = 60.0, iteration_limit: int | None = None, seed: int = 0,
-          initial_solution: str | Path | np.ndarray | None = None, out: str | Path | None = None,
-          optimum: float | None = None, selector_options: dict | None = None,
-          callbacks: list[Callback] | None = None, **options) -> Result:
+def solve(instance: str | Path | Problem | Model, selector: str | Selector = "random", *,
+          method: str = "lns", time_limit: float | None = 60.0, iteration_limit: int | None = None,
+          seed: int = 0, initial_solution: str | Path | dict | np.ndarray | None = None,
+          out: str | Path | None = None, optimum: float | None = None,
+          selector_options: dict | None = None, callbacks: list[Callback] | None = None,
+          **options) -> Result:
     """Find a good solution of a MIP within a time (or iteration) budget.
 
     Parameters
     ----------
-    instance : str, pathlib.Path or Problem
-        A file SCIP reads (``.mps``, ``.mps.gz``, ``.lp``, ...) or a problem built in code.
-    selector : str or Selector
-        Neighborhood selector, by registry name (see :data:`heuristics.SELECTORS`) or as an object.
+    instance : str, pathlib.Path, Problem or pyscipopt.Model
+        A file SCIP reads (``.mps``, ``.mps.gz``, ``.lp``, ...), the name of a bundled MIPLIB
+        instance (``"air05"``), or a problem built in code (a :class:`Problem`, or a SCIP model,
+        which is copied and left as it is).
+    selector : str, Selector or callable
+        Neighborhood selector, by registry name (see :data:`lns.registry.SELECTORS`), as an
+        object, or as a plain function ``(state, size, rng) -> Neighborhood`` (see
+        :class:`lns.core.selection.FunctionSelector`).
     method : {"lns", "scip", "cpsat"}
         ``"lns"``: large neighborhood search with ``selector``; ``"scip"``: plain SCIP on the
         whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
@@ -52,8 +59,10 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         (``iteration_node_limit``) instead of a time limit, runs repeat exactly.
     seed : int
         Drives every random choice: the selector's and SCIP's per solve.
-    initial_solution : path or array, optional
-        A ``.sol`` file or a value vector to start from instead of SCIP's first solution.
+    initial_solution : path, dict or array, optional
+        A start instead of SCIP's first solution: a ``.sol`` file, ``{name: value}`` or a value
+        vector, possibly partial (NaN: unassigned); a partial or infeasible start is completed
+        by a sub-solve (see :func:`lns.core.warm_start.warm_start`).
     out : path, optional
         Where to write the best solution (``.sol``), also after a time limit or Ctrl-C.
     optimum : float, optional
@@ -78,9 +87,10 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     InfeasibleProblemError, UnboundedProblemError
         SCIP proved the problem infeasible or unbounded.
     SolutionFileError
-        ``initial_solution`` is unreadable or infeasible.
+        ``initial_solution`` is unreadable or names variables the problem lacks.
     """
     started = time.perf_counter()
+    instance = _resolve_instance(instance)
     if method not in METHODS:
         raise UnknownNameError("method", method, METHODS)
     if method == "cpsat":
@@ -89,8 +99,7 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         return solve_cpsat(instance, time_limit=time_limit, seed=seed, optimum=optimum, callbacks=callbacks,
                            started=started, **options)
     config = _config(options)
-    if isinstance(selector, str):
-        selector = make_selector(selector, **(selector_options or {}))
+    selector = _selector(selector, selector_options)
     deadline = started + time_limit if time_limit is not None else float("inf")
     problem, solver = _load(instance, config)
     if optimum is None and problem.source is not None:
@@ -144,6 +153,34 @@ def _config(options: dict) -> LNSConfig:
     return LNSConfig(**options)
 
 
+def _resolve_instance(instance) -> Problem | Path:
+    """A :class:`Problem` as it is, a SCIP model as the problem it holds, a name as its file.
+
+    A name is a path, or a bundled MIPLIB instance (``"air05"``), as on the command line.
+    """
+    if isinstance(instance, Problem):
+        return instance
+    if isinstance(instance, Model):
+        name = instance.getProbName()
+        return problem_from_scip(Model(sourceModel=instance, origcopy=True), name)
+    if isinstance(instance, (str, Path)):
+        return resolve_instance(instance)
+    raise TypeError(f"instance: expected a file path, a bundled instance name, a Problem or a "
+                    f"pyscipopt.Model, got {type(instance).__name__}")
+
+
+def _selector(selector, options: dict | None) -> Selector:
+    """A name built with ``options``, a :class:`Selector` as it is, a plain function wrapped."""
+    if isinstance(selector, str):
+        return make_selector(selector, **(options or {}))
+    if isinstance(selector, Selector):
+        return selector
+    if callable(selector):
+        return FunctionSelector(selector)
+    raise TypeError(f"selector: expected a registered name, a Selector or a function "
+                    f"(state, size, rng) -> Neighborhood, got {type(selector).__name__}")
+
+
 def _load(instance, config: LNSConfig) -> tuple[Problem, ScipSubSolver]:
     if isinstance(instance, Problem):
         return instance, ScipSubSolver(instance, config.scip_params)
@@ -177,14 +214,11 @@ def _initial_solution(problem, solver, incumbent, initial_solution, deadline, rn
     SCIP searches for ``initial_time_limit`` seconds first; with no solution by then, it goes on for
     the rest of the budget (a restart would only repeat its work).
     """
-    if initial_solution is not None:
-        from_file = isinstance(initial_solution, (str, Path))
-        x = read_sol(initial_solution, problem) if from_file else np.asarray(initial_solution, dtype=float)
-        check = problem.check(x)
-        if not check.feasible:
-            where = initial_solution if from_file else "initial_solution"
-            raise SolutionFileError(f"{where}: not feasible for {problem.name} ({check})")
-        incumbent.offer(x, time.perf_counter(), -1, 0, "user")
+    time_left = deadline - time.perf_counter() - DEADLINE_MARGIN
+    if initial_solution is not None and warm_start(
+            problem, solver, incumbent, initial_solution, seed=int(rng.integers(SEED_BOUND)),
+            time_limit=min(config.iteration_time_limit, time_left),
+            node_limit=config.iteration_node_limit):
         return None
     limits = (None,) if config.initial_time_limit is None else (config.initial_time_limit, None)
     for limit in limits:

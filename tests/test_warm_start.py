@@ -91,5 +91,7 @@ def test_a_complete_feasible_start_is_not_solved_again(monkeypatch):
 def test_an_empty_sol_file_is_completed_by_a_solve_of_everything(tmp_path):
     path = tmp_path / "empty.sol"
     path.write_text("")  # all zeros is infeasible for p0201: every variable is unassigned
-    result = solve(miplib("p0201"), initial_solution=path, iteration_limit=0, seed=0)
-    assert result.feasibility.feasible
+    sources = _Sources()
+    result = solve(miplib("p0201"), initial_solution=path, iteration_limit=0, seed=0,
+                   iteration_time_limit=0.5, callbacks=[sources])
+    assert result.feasibility.feasible and set(sources.sources) == {"user"}

@@ -9,6 +9,7 @@ from helpers import miplib, mixed_problem
 from lns import SolutionFileError, solve
 from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.subsolver import SolveOutcome, SolveStatus
 
 NAN = np.nan
 
@@ -95,3 +96,14 @@ def test_an_empty_sol_file_is_completed_by_a_solve_of_everything(tmp_path):
     result = solve(miplib("p0201"), initial_solution=path, iteration_limit=0, seed=0,
                    iteration_time_limit=0.5, callbacks=[sources])
     assert result.feasibility.feasible and set(sources.sources) == {"user"}
+
+
+def test_an_interrupt_during_the_completion_keeps_no_warning_and_stops(caplog):
+    def interrupted(*args, **kwargs):
+        return SolveOutcome(SolveStatus.INTERRUPTED)
+
+    with pytest.MonkeyPatch.context() as patch, caplog.at_level(logging.WARNING, logger="lns"):
+        patch.setattr(ScipSubSolver, "solve", interrupted)
+        result, sources = _start({"y1": 1})
+    assert result.stop_reason == "interrupted" and result.x is None and sources == []
+    assert "cannot be completed" not in caplog.text

@@ -23,6 +23,7 @@ import numpy as np
 from lns.core.errors import SolutionFileError
 from lns.core.problem import Problem
 from lns.core.solution_file import read_sol
+from lns.core.subsolver import SolveStatus
 
 log = logging.getLogger("lns")
 
@@ -118,8 +119,8 @@ def warm_start(problem: Problem, solver, incumbent, start, *, time_limit: float,
     Returns
     -------
     bool
-        ``False`` (after a warning) when the start is neither feasible nor completable: the
-        caller then finds a first solution as without a start.
+        ``False`` (after a warning) when the start is neither feasible nor completable, or
+        when an interrupt stopped the completion: the caller then goes on as without a start.
     """
     x, where = read_start(start, problem)
     assigned = ~np.isnan(x)
@@ -137,6 +138,8 @@ def warm_start(problem: Problem, solver, incumbent, start, *, time_limit: float,
             log.info("%s: completed the start (%d of %d integer variables fixed)", problem.name,
                      len(fixed), len(problem.integer_indices))
             return True
+        if outcome.status == SolveStatus.INTERRUPTED:  # a str enum: SCIP's word matches too
+            return False  # the caller's next solve answers the interrupt at once
         reason = f"SCIP found no completion: {outcome.status}"
     log.warning("%s: the start is not feasible for %s and cannot be completed (%s); finding a "
                 "first solution without it", where, problem.name, reason)

@@ -31,9 +31,10 @@ def solution_lines(problem: Problem, x: np.ndarray, objective: float,
     """The lines of a solution file: a header, then ``name value`` for every nonzero.
 
     SCIP's header is ``solution status: feasible`` and ``objective value: v``; the MIPLIB
-    solution checker's (``solchecker``, MIPLIB 2017 test scripts) is one ``=obj= v`` line, the
-    objective as the solver computed it, which the checker compares with its own (absolute
-    tolerance 1e-4 by default). Both read unlisted variables as zero.
+    solution checker's (``solchecker``) is one ``=obj= v`` line, the objective as the solver
+    computed it, which the checker compares with its own (absolute tolerance 1e-4 by default).
+    Zeros are left out in both: the MIPLIB 2017 test scripts make the checker's file from SCIP's
+    (which leaves them out) by rewriting the header alone (``scripts/run_scip.sh``).
     """
     headers = {"scip": ["solution status: feasible", f"objective value: {objective:.15g}"],
                "miplib": [f"=obj= {objective:.15g}"]}

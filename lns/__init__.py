@@ -6,7 +6,9 @@
 The names below load on first use (PEP 562), so that importing one module of the
 package (``lns.core.problem``, say, from a selector) does not import the whole API.
 """
-from importlib import import_module
+import re
+from importlib import import_module, metadata
+from pathlib import Path
 
 _EXPORTS = {
     "solve": "lns.api",
@@ -19,7 +21,21 @@ _EXPORTS = {
     "UnknownNameError": "lns.core.errors",
 }
 
-__all__ = list(_EXPORTS)
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def _version() -> str:
+    """The installed distribution's version; from ``pyproject.toml`` when run from a source tree."""
+    try:
+        return metadata.version("learned-lns")
+    except metadata.PackageNotFoundError:
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        found = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(), re.MULTILINE) \
+            if pyproject.is_file() else None
+        return found.group(1) if found else "unknown"
+
+
+__version__ = _version()
 
 
 def __getattr__(name: str):

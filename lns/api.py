@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from pyscipopt import Model
 
+from instances.bundled import resolve_instance
 from lns.core.config import DEADLINE_MARGIN, LNSConfig
 from lns.core.cpsat import solve_cpsat
-from lns.core.errors import (InfeasibleProblemError, SolutionFileError, UnboundedProblemError,
-                             UnknownNameError)
+from lns.core.errors import InfeasibleProblemError, UnboundedProblemError, UnknownNameError
 from lns.core.incumbent import ImprovingOnly, Incumbent
 from lns.core.interrupt import InterruptGuard
 from lns.core.loop import as_status, run_lns, stop_state
@@ -20,11 +21,12 @@ from lns.core.problem import Problem, instance_name, problem_from_scip, read_sci
 from lns.core.progress import ImprovementLogger
 from lns.core.result import Callback, Result, build_result
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import Selector
+from lns.core.selection import FunctionSelector, Selector
 from lns.core.solu import known_objective
-from lns.core.solution_file import read_sol
 from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
+from lns.core.validation import check_run_arguments
+from lns.core.warm_start import warm_start
 from lns.core.validation import check_run_arguments
 from lns.registry import make_selector
 
@@ -36,21 +38,26 @@ SUB_SOLVERS = ("scip", "cpsat")
 CPSAT_OPTIONS = ("num_workers", "max_scale_exponent")
 
 
-def solve(instance: str | Path | Problem, selector: str | Selector = "random", *,
+def solve(instance: str | Path | Problem | Model, selector: str | Selector = "random", *,
           method: str = "lns",
           sub_solver: str | SubSolver = "scip", stop: Stop | None = None,
           time_limit: float | None = 60.0, iteration_limit: int | None = None, seed: int = 0,
-          initial_solution: str | Path | np.ndarray | None = None, out: str | Path | None = None,
+          initial_solution: str | Path | dict | np.ndarray | None = None,
+          out: str | Path | None = None,
           optimum: float | None = None, selector_options: dict | None = None,
           callbacks: list[Callback] | None = None, **options) -> Result:
     """Find a good solution of a MIP within a time (or iteration) budget.
 
     Parameters
     ----------
-    instance : str, pathlib.Path or Problem
-        A file SCIP reads (``.mps``, ``.mps.gz``, ``.lp``, ...) or a problem built in code.
-    selector : str or Selector
-        Neighborhood selector, by registry name (see :data:`heuristics.SELECTORS`) or as an object.
+    instance : str, pathlib.Path, Problem or pyscipopt.Model
+        A file SCIP reads (``.mps``, ``.mps.gz``, ``.lp``, ...), the name of a bundled MIPLIB
+        instance (``"air05"``), or a problem built in code (a :class:`Problem`, or a SCIP model,
+        which is copied and left as it is).
+    selector : str, Selector or callable
+        Neighborhood selector, by registry name (see :data:`lns.registry.SELECTORS`), as an
+        object, or as a plain function ``(state, size, rng) -> Neighborhood`` (see
+        :class:`lns.core.selection.FunctionSelector`).
     method : {"lns", "scip", "cpsat"}
         ``"lns"``: large neighborhood search with ``selector``; ``"scip"``: plain SCIP on the
         whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
@@ -72,9 +79,11 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
         (``iteration_node_limit``) instead of a time limit, runs repeat exactly.
     seed : int
         Drives every random choice: the selector's and the sub-solver's per solve.
-    initial_solution : path or array, optional
-        A ``.sol`` file or a value vector to start from (for ``"scip"`` and ``"cpsat"``: a start
-        solution and hint) instead of a first solution of the sub-solver.
+    initial_solution : path, dict or array, optional
+        A start instead of the sub-solver's first solution (for ``"scip"`` and ``"cpsat"``: a
+        start solution and hint): a ``.sol`` file, ``{name: value}`` or a value vector, possibly
+        partial (NaN: unassigned); a partial or infeasible start is completed by a sub-solve
+        (see :func:`lns.core.warm_start.warm_start`; ``"cpsat"`` takes complete starts only).
     out : path, optional
         Where to write the best solution (``.sol``), also after a time limit or Ctrl-C.
     optimum : float, optional
@@ -101,25 +110,24 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     InfeasibleProblemError, UnboundedProblemError
         SCIP proved the problem infeasible or unbounded.
     SolutionFileError
-        ``initial_solution`` is unreadable or infeasible.
+        ``initial_solution`` is unreadable or names variables the problem lacks.
     """
     check_run_arguments(time_limit=time_limit, iteration_limit=iteration_limit, seed=seed,
                         optimum=optimum)
     started = time.perf_counter()
     _check_names(method, sub_solver)
     config, method_options = _options(method, options)
-    if isinstance(selector, str):
-        selector = make_selector(selector, **(selector_options or {}))
+    selector = _selector(selector, selector_options)
     problem, model = _load(instance)
     callbacks = _callbacks(problem, optimum, callbacks)
     incumbent = Incumbent(problem, started, ImprovingOnly(config.improvement_tol),
                           config.history_length, callbacks)
     run = _Run(problem, model, config, incumbent, np.random.default_rng(seed),
                _stop_rule(time_limit, iteration_limit, stop), callbacks,
-               method if len(problem.integer_indices) or method == "cpsat" else "scip")
+               method if len(problem.integer_indices) or method == "cpsat" else "scip",
+               start=initial_solution)
     try:
         with InterruptGuard():
-            _user_start(run, initial_solution)
             _dispatch(run, method, selector, sub_solver, method_options)
     except KeyboardInterrupt:
         run.reason = StopReason.INTERRUPTED
@@ -139,8 +147,9 @@ class _Run:
     """One call of :func:`solve`: its parts, and what its result is built from.
 
     ``model`` is the SCIP model read from the file (``None`` for a problem built in code), so
-    that SCIP does not read the file twice; ``sub_solver`` is the solver whose time the result
-    reports, ``sub_solver_name`` the LNS sub-solver's name for the result.
+    that SCIP does not read the file twice; ``start`` the user's start, if any; ``sub_solver``
+    is the solver whose time the result reports, ``sub_solver_name`` the LNS sub-solver's name
+    for the result.
     """
 
     problem: Problem
@@ -151,6 +160,7 @@ class _Run:
     stop: Stop
     callbacks: list
     method: str
+    start: object = None
     selector: str | None = None
     sub_solver: SubSolver | None = None
     sub_solver_name: str | None = None
@@ -176,6 +186,7 @@ class _Run:
 def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_options: dict) -> None:
     """Run ``run.method``, filling in ``run``'s stop reason, records and bound."""
     if run.method == "cpsat":
+        _user_start(run, None)
         run.reason, run.dual_bound = solve_cpsat(run.incumbent, time_limit=run.time_left(),
                                                  seed=run.seed(), **method_options)
     elif run.method == "scip":
@@ -190,6 +201,7 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
 
 def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
     run.selector, run.sub_solver, run.sub_solver_name = selector.name, sub_solver, sub_solver.name
+    _user_start(run, sub_solver)
     if run.incumbent.x is None:
         reason = _initial_solution(run)
         if reason is not None:
@@ -203,6 +215,7 @@ def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
 def _plain_scip(run: _Run) -> None:
     """Plain SCIP on the whole problem until the time limit, from the user's start if given."""
     solver = run.sub_solver = ScipSubSolver(run.problem, run.config.scip_params, model=run.model)
+    _user_start(run, solver)
     outcome = solver.solve(time_limit=run.time_left(), seed=run.seed(), start=run.incumbent.x,
                            on_found=run.incumbent.offer_found)
     status = as_status(outcome.status)
@@ -238,19 +251,25 @@ def _initial_solution(run: _Run) -> StopReason | None:
     return StopReason.TIME_LIMIT
 
 
-def _user_start(run: _Run, initial_solution) -> None:
-    """Offer the user's start (a ``.sol`` file or a vector) to the incumbent; it must be
-    feasible."""
-    if initial_solution is None:
-        return
-    problem = run.problem
-    from_file = isinstance(initial_solution, (str, Path))
-    x = read_sol(initial_solution, problem) if from_file else np.asarray(initial_solution, float)
-    check = problem.check(x)
-    if not check.feasible:
-        where = initial_solution if from_file else "initial_solution"
-        raise SolutionFileError(f"{where}: not feasible for {problem.name} ({check})")
-    run.incumbent.offer(x, time.perf_counter(), -1, 0, "user")
+def _user_start(run: _Run, sub_solver: SubSolver | None) -> None:
+    """Offer the user's start to the incumbent: a complete feasible one as it is, a partial one
+    completed by a solve of ``sub_solver`` (none: complete starts only)."""
+    if run.start is not None:
+        warm_start(run.problem, sub_solver, run.incumbent, run.start, seed=run.seed(),
+                   time_limit=min(run.config.iteration_time_limit, run.time_left()),
+                   node_limit=run.config.iteration_node_limit)
+
+
+def _selector(selector, options: dict | None) -> Selector:
+    """A name built with ``options``, a :class:`Selector` as it is, a plain function wrapped."""
+    if isinstance(selector, str):
+        return make_selector(selector, **(options or {}))
+    if isinstance(selector, Selector):
+        return selector
+    if callable(selector):
+        return FunctionSelector(selector)
+    raise TypeError(f"selector: expected a registered name, a Selector or a function "
+                    f"(state, size, rng) -> Neighborhood, got {type(selector).__name__}")
 
 
 def _check_names(method: str, sub_solver) -> None:
@@ -312,11 +331,21 @@ def _config(options: dict) -> LNSConfig:
     return LNSConfig(**options)
 
 
-def _load(instance: str | Path | Problem) -> tuple[Problem, object]:
-    """The problem, and the SCIP model read from the file (``None`` for a problem built in code)."""
+def _load(instance) -> tuple[Problem, object]:
+    """The problem, and the SCIP model read from the file (``None`` for a problem built in code).
+
+    A :class:`Problem` is used as it is, a SCIP model as the problem it holds (read from a copy),
+    a name as a path or a bundled MIPLIB instance (``"air05"``), as on the command line.
+    """
     if isinstance(instance, Problem):
         return instance, None
-    path = Path(instance)
+    if isinstance(instance, Model):
+        copy = Model(sourceModel=instance, origcopy=True)
+        return problem_from_scip(copy, instance.getProbName()), None
+    if not isinstance(instance, (str, Path)):
+        raise TypeError(f"instance: expected a file path, a bundled instance name, a Problem or a "
+                        f"pyscipopt.Model, got {type(instance).__name__}")
+    path = resolve_instance(instance)
     model = read_scip_model(path)
     return problem_from_scip(model, instance_name(path), source=path), model
 

@@ -145,6 +145,7 @@ def _cli(*args, cwd):
     return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     results = tmp_path / "results"
     bench = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]", "seeds=[0]",
@@ -176,6 +177,7 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     assert "0 runs done (0 failed, 0 skipped), 6 found done" in again.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launcher", ["local", "submitit_local"])
 def test_multirun_shards_with_the_joblib_and_submitit_launchers(instance_dir, tmp_path, launcher):
     results = tmp_path / "results"

@@ -333,6 +333,7 @@ def test_app_rejects_a_bad_parameter_with_one_line_and_exit_status_2(tmp_path, c
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_app_end_to_end_writes_two_files_and_the_manifest(tmp_path):
     import subprocess
     import sys

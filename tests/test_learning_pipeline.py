@@ -14,6 +14,7 @@ from lns.core.selection import SearchState
 from learning.selector import CLLNS
 from instances.generators import mis
 from learning.collect import CollectConfig, collect_files, load_instance_file
+from learning.dataset import load_samples
 from learning.train import TrainConfig, train
 
 TINY = CollectConfig(iterations=4, initial_fraction=0.2, expert={"time_limit": 1.0}, initial_time_limit=2.0,
@@ -60,7 +61,10 @@ def test_training_logs_curves_and_keeps_a_loadable_checkpoint(pipeline):
     checkpoint = torch.load(root / "model.pt", weights_only=True)
     assert checkpoint["training"]["epoch"] == result["best_epoch"]
     assert checkpoint["model_config"]["emb_size"] == 16
-    assert result["validation_samples"] >= 0 and result["train_samples"] > 0
+    held_out = checkpoint["training"]["validation_files"]
+    assert len(held_out) == 1  # a quarter of the 4 instances
+    expected = len(load_samples([root / "samples" / name for name in held_out]))
+    assert result["validation_samples"] == expected > 0 and result["train_samples"] > 0
 
 
 def test_training_is_seeded(pipeline, tmp_path):
@@ -172,6 +176,7 @@ def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
         solve(tiny_mis(0), CLLNS(tmp_path / "bad.pt"), time_limit=10, iteration_limit=1, seed=0)
 
 
+@pytest.mark.slow
 def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
     """The three apps in-process (as ``lns-collect``, ``lns-train``, ``lns-solve`` would run them)."""
     from lns.cli import collect, solve as solve_app, train as train_app
@@ -243,6 +248,7 @@ def test_cl_lns_config_composes_with_the_shipped_default():
     assert other.checkpoint == PRETRAINED_DIR / "mvc.pt"
 
 
+@pytest.mark.slow
 def test_cl_lns_benchmark_writes_rows_and_reports_them(pipeline, tmp_path, capsys):
     root, paths, *_ = pipeline
     spec = importlib.util.spec_from_file_location("cl_lns_bench", Path(__file__).parents[1] / "benchmarks" / "cl_lns.py")

@@ -122,7 +122,7 @@ def test_initial_solution_from_a_sol_file_and_out(tmp_path):
     np.testing.assert_array_equal(read_sol(tmp_path / "first.sol", problem), first.x)
     again = solve(miplib("p0201"), iteration_limit=3, initial_solution=tmp_path / "first.sol")
     assert again.trajectory[0][1] == first.objective
-    assert problem.is_better(again.objective, first.objective) or again.objective == first.objective
+    assert again.iterations[0].objective_before == first.objective  # the search goes on from it
 
 
 def test_sol_file_is_readable_by_scip(tmp_path):
@@ -140,10 +140,6 @@ def test_bad_initial_solutions_are_named(tmp_path):
         solve(miplib("p0201"), initial_solution=bad)
     with pytest.raises(SolutionFileError, match="missing.sol: no such file"):
         solve(miplib("p0201"), initial_solution=tmp_path / "missing.sol")
-    zeros = tmp_path / "zeros.sol"
-    zeros.write_text("")
-    with pytest.raises(SolutionFileError, match="zeros.sol: not feasible for p0201"):
-        solve(miplib("p0201"), initial_solution=zeros)
 
 
 class _InterruptAfter(Callback):
@@ -170,7 +166,8 @@ def test_iteration_records_and_dataframe():
                                   "objective_before", "objective_after", "improved"}
     stats = result.statistics()
     assert stats["neighborhood_size"].shape == (5,)
-    assert (frame["objective_after"] <= frame["objective_before"]).all()
+    assert (frame["improved"] == (frame["objective_after"] < frame["objective_before"])).all()
+    assert frame["improved"].any()  # p0201's first solution is far from its optimum
     assert 0 < result.solver_time < result.runtime
 
 

@@ -162,11 +162,19 @@ class Result:
             return None
         return dict(zip(self.problem.var_names, self.x.tolist()))
 
-    def write_sol(self, path: str | Path) -> Path:
-        """Write the best solution in SCIP's ``.sol`` format."""
+    def write_sol(self, path: str | Path, format: str = "scip") -> Path:
+        """Write the best solution in SCIP's ``.sol`` format or the MIPLIB checker's."""
         if self.x is None:
             raise ValueError(f"{self.instance}: no solution to write")
-        return write_sol(path, self.problem, self.x, self.objective)
+        return write_sol(path, self.problem, self.x, self.objective, format)
+
+    def __repr__(self) -> str:
+        """One line: instance, method (and selector), status, objective, runtime, iterations."""
+        method = self.method + (f"/{self.selector}" if self.selector else "")
+        objective = "None" if self.objective is None else f"{self.objective:.10g}"
+        return (f"Result(instance={self.instance!r}, method={method!r}, status={self.status!r}, "
+                f"objective={objective}, runtime={self.runtime:.2f}s, "
+                f"iterations={len(self.iterations)})")
 
     def statistics(self) -> dict:
         """Per-iteration records as numpy arrays, one per :class:`IterationRecord` field."""

@@ -95,3 +95,21 @@ class Selector(ABC):
     @abstractmethod
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         """Choose about ``size`` integer variables of ``state.problem`` to free."""
+
+
+class FunctionSelector(Selector):
+    """A plain function ``(state, size, rng) -> Neighborhood`` used as a selector.
+
+    The function may also return the indices to free (any integer array), which are wrapped in a
+    :class:`Neighborhood`. Its ``__name__`` is the selector's name in the run's records.
+    """
+
+    def __init__(self, function):
+        self.function = function
+        self.name = getattr(function, "__name__", type(function).__name__)
+
+    def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
+        chosen = self.function(state, size, rng)
+        if isinstance(chosen, Neighborhood):
+            return chosen
+        return Neighborhood(np.asarray(chosen, dtype=np.int64))

@@ -145,7 +145,7 @@ def check_run_arguments(*, time_limit, iteration_limit, seed, optimum=None) -> N
     ``time_limit`` must be positive seconds; ``None`` or ``inf`` mean no limit. Zero is
     refused rather than read as "return at once": a run that may not spend any time cannot
     even read the problem, so it could only return no solution, which hides the mistake.
-    ``iteration_limit`` is ``None`` or a positive integer, ``seed`` a non-negative integer
+    ``iteration_limit`` is ``None`` or an integer >= 0 (0: the first solution only), ``seed`` a non-negative integer
     (``None`` is refused: one seed must drive every random choice), ``optimum`` ``None`` or
     a finite number.
 
@@ -166,8 +166,8 @@ def check_run_arguments(*, time_limit, iteration_limit, seed, optimum=None) -> N
     check_integer(
         "iteration_limit",
         iteration_limit,
-        "expected an integer >= 1, or None for no limit",
-        low=1,
+        "expected an integer >= 0, or None for no limit",
+        low=0,
         none_ok=True,
     )
     check_integer("seed", seed, "expected an integer >= 0", low=0)

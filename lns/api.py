@@ -20,7 +20,7 @@ from lns.core.progress import ImprovementLogger
 from lns.core.result import Callback, Result, Status
 from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.solu import known_objective
-from lns.core.solution_file import read_sol
+from lns.core.solution_file import check_writable, read_sol
 
 log = logging.getLogger("lns")
 
@@ -83,6 +83,8 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     started = time.perf_counter()
     if method not in METHODS:
         raise UnknownNameError("method", method, METHODS)
+    if out is not None:
+        check_writable(out)
     if method == "cpsat":
         from lns.core.cpsat import solve_cpsat
 

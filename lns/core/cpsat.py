@@ -16,6 +16,7 @@ import numpy as np
 from lns.core.config import DEADLINE_MARGIN
 from lns.core.cpsat_model import build_cpsat_model
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
+from lns.core.interrupt import InterruptGuard
 from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
 from lns.core.progress import ImprovementLogger
 from lns.core.result import Callback, Improvement, Result, Status
@@ -30,6 +31,16 @@ def _load(instance: str | Path | Problem) -> Problem:
         return instance
     path = Path(instance)
     return problem_from_scip(read_scip_model(path), instance_name(path), source=path)
+
+
+class _CpSatStop:
+    """The stop hook of the interrupt guard for a running CP-SAT solve."""
+
+    def __init__(self, solver):
+        self.solver = solver
+
+    def stop(self) -> None:
+        self.solver.stop_search()
 
 
 def solve_cpsat(instance: str | Path | Problem, *, time_limit: float | None = 60.0, seed: int = 0,
@@ -99,12 +110,14 @@ def solve_cpsat(instance: str | Path | Problem, *, time_limit: float | None = 60
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = num_workers
+    solver.parameters.catch_sigint_signal = False  # the interrupt guard stops the search
     solver.parameters.random_seed = int(np.random.default_rng(seed).integers(SEED_BOUND))
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.0, started + time_limit - time.perf_counter() - DEADLINE_MARGIN)
     try:
-        status = solver.solve(built.model, Recorder())
-        interrupted = False
+        with InterruptGuard() as guard, guard.solving(_CpSatStop(solver)):
+            status = solver.solve(built.model, Recorder())
+        interrupted = guard.requested
     except KeyboardInterrupt:
         status, interrupted = cp_model.UNKNOWN, True
     where = problem.source or problem.name

@@ -6,5 +6,5 @@ a stop signal ends the program with one line instead of a traceback (:mod:`lns.c
 """
 from lns.cli.signals import exit_on_stop_signals, running_as
 
-if running_as("lns-solve", "lns/cli/solve.py"):
+if running_as("lns-solve", "lns.cli.solve"):
     exit_on_stop_signals("lns-solve")

@@ -36,14 +36,17 @@ def exit_on_stop_signals(app: str) -> None:
         signal.signal(signum, handle)
 
 
-def running_as(app: str, module_path: str) -> bool:
-    """Whether this process is the program ``app`` (its console script, or ``python -m`` of its module).
+def running_as(app: str, module: str) -> bool:
+    """Whether this process is the program ``app``: its console script, or ``python -m module``.
 
     The handlers of :func:`exit_on_stop_signals` are for the program itself, not for a
-    process that imports the command-line modules (a test run, a notebook).
+    process that imports the command-line modules (a test run, a notebook). While ``-m``
+    looks for its module ``sys.argv[0]`` is ``"-m"``, so the interpreter's own command line
+    (``sys.orig_argv``) tells.
     """
-    program = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
-    return program.name == app or program.as_posix().endswith(module_path)
+    command = getattr(sys, "orig_argv", [])
+    as_module = any(flag == "-m" and name == module for flag, name in zip(command, command[1:]))
+    return as_module or (bool(sys.argv) and Path(sys.argv[0]).name == app)
 
 
 def exit_after_stop_signal(app: str):

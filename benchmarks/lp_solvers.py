@@ -43,7 +43,7 @@ def parse_args(argv=None):
     parser.add_argument("--fraction", type=float, default=0.2, help="k as a fraction of the integer variables")
     parser.add_argument("--initial-time", type=float, default=20.0, help="seconds of plain SCIP for the incumbents")
     parser.add_argument("--incumbents", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=3, help="solves per timing (the median is shown)")
+    parser.add_argument("--repeats", type=int, default=3, help="solves per timing (median shown)")
     parser.add_argument("--before", help="an earlier lns/core/lp.py to time side by side")
     return parser.parse_args(argv)
 
@@ -51,13 +51,14 @@ def parse_args(argv=None):
 def load_module(path: str):
     """The LP module at ``path``, imported under the name ``lp_before``."""
     spec = importlib.util.spec_from_file_location("lp_before", path)
-    module = sys.modules["lp_before"] = importlib.util.module_from_spec(spec)  # dataclasses look it up
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lp_before"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
 
 def median_time(solve, repeats: int):
-    """The last solution of ``repeats`` calls of ``solve()`` and the median of their ``solve_time``."""
+    """The last solution of ``repeats`` calls of ``solve()``, and their median ``solve_time``."""
     solutions = [solve() for _ in range(repeats)]
     return solutions[-1], statistics.median(s.solve_time for s in solutions)
 
@@ -88,16 +89,19 @@ def main(argv=None):
     names = list(modules)
     root = [f"| instance | solver | objective | {' | '.join(f'{n} (s)' for n in names)} |",
             "|---|---|---|" + "---|" * len(names)]
-    local = [f"| instance | incumbent | cold (s) | {' | '.join(f'hot {n} (s)' for n in names)} | same objective |",
+    hot_columns = " | ".join(f"hot {n} (s)" for n in names)
+    local = [f"| instance | incumbent | cold (s) | {hot_columns} | same objective |",
              "|---|---|---|" + "---|" * len(names) + "---|"]
     for name in args.instances:
         problem = read_problem(resolve_instance(name))
         objective, seconds = scip_lp(problem)
-        root.append(f"| {name} | SCIP | {objective:.4f} | {seconds:.3f} |" + " |" * (len(names) - 1))
+        padding = " |" * (len(names) - 1)
+        root.append(f"| {name} | SCIP | {objective:.4f} | {seconds:.3f} |{padding}")
         for method in METHODS:
             times = {}
             for label, module in modules.items():
-                solution, times[label] = median_time(lambda: module.solve_lp(problem, method=method), args.repeats)
+                solve = lambda: module.solve_lp(problem, method=method)  # noqa: E731
+                solution, times[label] = median_time(solve, args.repeats)
             root.append(f"| {name} | HiGHS {method} | {solution.objective:.4f} | "
                         + " | ".join(f"{times[n]:.3f}" for n in names) + " |")
         outcome = ScipSubSolver(problem).solve(time_limit=args.initial_time, seed=0)
@@ -109,7 +113,8 @@ def main(argv=None):
             columns, rows = distance.lp_rows(k)
             cold = current_lp.solve_lp(problem, extra_rows=rows, extra_columns=columns)
             hot = {label: lp.solve(distance, k, None) for label, lp in hot_lps.items()}
-            same = all(np.isclose(cold.objective, h.objective, rtol=1e-7, atol=1e-6) for h in hot.values())
+            same = all(np.isclose(cold.objective, h.objective, rtol=1e-7, atol=1e-6)
+                       for h in hot.values())
             local.append(f"| {name} | {problem.objective_value(x):g} | {cold.solve_time:.3f} | "
                          + " | ".join(f"{hot[n].solve_time:.3f}" for n in names) + f" | {same} |")
     print("\n".join(root))

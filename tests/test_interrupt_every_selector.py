@@ -35,8 +35,7 @@ def mis_problem():
 def cases():
     for name in CLASSICAL:
         yield pytest.param("lns", name, id=name)
-    yield pytest.param("lns", "cl_lns", id="cl_lns", marks=pytest.mark.xfail(
-        reason="loading the learned model is outside the budget (issue 13, defect 4)", strict=False))
+    yield pytest.param("lns", "cl_lns", id="cl_lns")
     yield pytest.param("scip", "random", id="method=scip")
     yield pytest.param("cpsat", "random", id="method=cpsat")
 
@@ -77,10 +76,14 @@ def assert_feasible_file(path, problem, result):
 
 
 @pytest.mark.parametrize("method, selector", cases())
-def test_time_limit_is_kept(method, selector, mis_problem, tmp_path):
+def test_time_limit_is_kept(method, selector, mis_problem, tmp_path, request):
+    if selector == "cl_lns":
+        request.applymarker(pytest.mark.xfail(
+            reason="the learned model loads outside the budget (issue 13, defect 4)", strict=False))
     problem = instance_for(selector, mis_problem)
     began = time.perf_counter()
-    result = solve(problem, selector, method=method, time_limit=2.0, seed=0, out=tmp_path / "best.sol")
+    result = solve(problem, selector, method=method, time_limit=2.0, seed=0,
+                   out=tmp_path / "best.sol")
     assert time.perf_counter() - began <= 2.0 + LATENESS
     assert result.stop_reason in ("time_limit", "optimal")
     assert_feasible_file(tmp_path / "best.sol", problem, result)
@@ -90,7 +93,8 @@ def test_time_limit_is_kept(method, selector, mis_problem, tmp_path):
 def test_ctrl_c_is_answered_within_a_second(method, selector, mis_problem, tmp_path):
     problem = instance_for(selector, mis_problem)
     with sigint_after(1.5) as sent:
-        result = solve(problem, selector, method=method, time_limit=30.0, seed=0, out=tmp_path / "best.sol")
+        result = solve(problem, selector, method=method, time_limit=30.0, seed=0,
+                       out=tmp_path / "best.sol")
         returned = time.perf_counter()
     if result.stop_reason == "optimal":
         pytest.skip(f"{method} proved optimality before the signal")

@@ -1,4 +1,4 @@
-"""SIGINT, SIGTERM and SIGHUP sent to ``lns-solve`` at start-up, during the initial solve and mid-run.
+"""SIGINT, SIGTERM and SIGHUP sent to ``lns-solve`` at start-up, in the initial solve and mid-run.
 
 Whenever a solution existed, a feasible ``.sol`` is written; the exit code is ``128 + signal``;
 a signal before the run prints one line, not a traceback.
@@ -24,8 +24,9 @@ EXIT_WITHIN = 4.0
 
 def start(tmp_path, *overrides, python_flags=()):
     """``python -m lns.cli.solve`` with stdout and stderr merged into one pipe."""
-    return subprocess.Popen([sys.executable, *python_flags, "-m", "lns.cli.solve", *overrides], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    command = [sys.executable, *python_flags, "-m", "lns.cli.solve", *overrides]
+    return subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
 
 
 def wait_for(process, marker: str) -> list:
@@ -69,7 +70,8 @@ def test_signal_at_start_up_prints_one_line(signum, tmp_path):
 @pytest.mark.parametrize("signum", STOP_SIGNALS, ids=lambda s: s.name)
 def test_signal_during_the_initial_solve_keeps_its_solution(signum, tmp_path):
     # Without a solution limit the initial SCIP solve goes on after its first solution.
-    process = start(tmp_path, "instance=air05", "time_limit=60", "lns.initial_solution_limit=-1", "out=best.sol")
+    process = start(tmp_path, "instance=air05", "time_limit=60", "lns.initial_solution_limit=-1",
+                    "out=best.sol")
     seen = wait_for(process, "(initial)")
     output = stop(process, signum, seen)
     assert process.returncode == 128 + signum

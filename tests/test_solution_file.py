@@ -48,7 +48,7 @@ def test_written_file_gets_the_usual_permissions(tmp_path):
     (".", "is a folder"),
     ("missing/best.sol", "folder missing does not exist"),
 ])
-def test_out_that_cannot_be_written_is_refused_before_the_run(tmp_path, monkeypatch, where, message):
+def test_unwritable_out_is_refused_before_the_run(tmp_path, monkeypatch, where, message):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SolutionFileError, match=message):
         check_writable(where)

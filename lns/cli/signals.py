@@ -22,14 +22,15 @@ def stop_message(app: str, signum: int) -> str:
 
 
 def exit_on_stop_signals(app: str) -> None:
-    """From now on, a stop signal prints one line on stderr and ends the process with ``128 + signal``.
+    """From now on, a stop signal prints one line on stderr and ends the process (``128 + signal``).
 
     Meant for the start of a program; a run's :class:`~lns.core.interrupt.InterruptGuard`
     and :class:`~lns.core.interrupt.DeferredSignals` replace these handlers while they last.
     """
 
     def handle(signum, frame):
-        os.write(sys.stderr.fileno(), f"{stop_message(app, signum)} before the run started\n".encode())
+        line = f"{stop_message(app, signum)} before the run started\n"
+        os.write(sys.stderr.fileno(), line.encode())
         os._exit(128 + signum)
 
     for signum in STOP_SIGNALS:
@@ -50,7 +51,7 @@ def running_as(app: str, module: str) -> bool:
 
 
 def exit_after_stop_signal(app: str):
-    """Decorate a command-line task so that a stop signal during its run ends it with ``128 + signal``.
+    """Decorate a command-line task: a stop signal during its run ends it with ``128 + signal``.
 
     The run stops and writes its best solution (:class:`~lns.core.interrupt.InterruptGuard`),
     the task prints its summary, then one line names the signal and the process exits with

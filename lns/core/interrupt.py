@@ -25,7 +25,8 @@ import signal
 import threading
 
 #: The signals that stop a run (SIGHUP does not exist on Windows).
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
 
 _active: "InterruptGuard | None" = None
 _deferred: "DeferredSignals | None" = None
@@ -96,7 +97,7 @@ class DeferredSignals:
 
 
 class InterruptGuard:
-    """Catches the stop signals for the duration of a ``with`` block (main thread only; a no-op elsewhere).
+    """Catches the stop signals while a ``with`` block runs (main thread only; a no-op elsewhere).
 
     Attributes
     ----------

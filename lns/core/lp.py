@@ -16,7 +16,12 @@ vertex duals), 1.1-1.5 s with HiGHS's simplex and 1.4-1.6 s with SCIP. Re-solvin
 Local Branching LP of air05 or seymour for the next incumbent of a run (only the
 distance row changes) takes 0.01-0.1 s hot against 0.6-1.8 s cold.
 
-HiGHS is driven through its public Python package ``highspy``. Every solve registers
+HiGHS is driven through its public Python package ``highspy`` (until ac26bdc: SciPy's
+private copy, ``scipy.optimize._highspy``). Side by side in one run
+(``benchmarks/lp_solvers.py --before``, 3 solves each, median), the cold root LPs of air05
+and seymour took 0.57-2.44 s with highspy 1.16 against 0.58-2.55 s with SciPy 1.17's
+HiGHS (per method, highspy/SciPy between 0.93 and 1.17), and the hot re-solves after an
+incumbent change 0.08-0.09 s against 0.07-0.10 s. Every solve registers
 with the run's :class:`~lns.core.interrupt.InterruptGuard`, so that Ctrl-C (or SIGTERM,
 SIGHUP) stops an LP at its next simplex or interior-point iteration; the LP then
 reports the status ``"interrupted"``.
@@ -49,11 +54,13 @@ import scipy.sparse as sp
 from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
 
-_STATUS = {highspy.HighsModelStatus.kOptimal: "optimal", highspy.HighsModelStatus.kInfeasible: "infeasible",
-           highspy.HighsModelStatus.kUnbounded: "unbounded",
-           highspy.HighsModelStatus.kUnboundedOrInfeasible: "infeasible",
-           highspy.HighsModelStatus.kTimeLimit: "limit", highspy.HighsModelStatus.kIterationLimit: "limit",
-           highspy.HighsModelStatus.kInterrupt: "interrupted"}
+_MODEL_STATUS = highspy.HighsModelStatus
+#: Our status names of HiGHS model statuses (any other is "error").
+_STATUS = {_MODEL_STATUS.kOptimal: "optimal", _MODEL_STATUS.kInfeasible: "infeasible",
+           _MODEL_STATUS.kUnbounded: "unbounded",
+           _MODEL_STATUS.kUnboundedOrInfeasible: "infeasible",
+           _MODEL_STATUS.kTimeLimit: "limit", _MODEL_STATUS.kIterationLimit: "limit",
+           _MODEL_STATUS.kInterrupt: "interrupted"}
 #: HiGHS options of each method: automatic choice, dual simplex, interior point with crossover.
 _METHOD_OPTIONS = {"highs": {}, "highs-ds": {"solver": "simplex", "simplex_strategy": 1},
                    "highs-ipm": {"solver": "ipm", "run_crossover": "on"}}
@@ -160,7 +167,8 @@ def solve_lp(problem: Problem, *, extra_rows: ExtraRows | None = None, extra_col
         ``method`` is not one of :data:`METHODS`, or the extra rows have the wrong width.
     """
     began = time.perf_counter()
-    solution = WarmLP(problem, extra_rows=extra_rows, extra_columns=extra_columns, method=method).solve(time_limit)
+    lp = WarmLP(problem, extra_rows=extra_rows, extra_columns=extra_columns, method=method)
+    solution = lp.solve(time_limit)
     solution.solve_time = time.perf_counter() - began
     return solution
 
@@ -187,41 +195,46 @@ def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: Ext
     return objective, np.asarray(lower, float), np.asarray(upper, float), matrix, row_lower, row_upper
 
 
+_INTERRUPT_CALLBACKS = (highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt,
+                        highspy.cb.HighsCallbackType.kCallbackIpmInterrupt)
+
+
+def _interrupt_if_stopped(callback_type, message, data_out, data_in, highs) -> None:
+    if highs.stop_requested and data_in is not None:
+        data_in.user_interrupt = True
+
+
 class _StoppableHighs(highspy.Highs):
     """A silent :class:`highspy.Highs` that another thread can stop (:meth:`stop`).
 
     ``stop`` sets a flag that HiGHS reads at each simplex and interior-point iteration
     through its interrupt callbacks; :meth:`run_guarded` clears it, registers the object
     with the run's interrupt guard for the duration of the solve, and runs HiGHS (which
-    releases the GIL, so the guard's watcher thread can call ``stop`` meanwhile).
+    releases the GIL, so the guard's watcher thread can call ``stop`` meanwhile). The
+    callback is a plain function handed to HiGHS (``setCallback``), not highspy's event
+    objects, which cost about a tenth of a simplex solve's time.
     """
 
-    def __init__(self):
-        super().__init__()
-        self._stop_requested = False
-        self.cbSimplexInterrupt += self._interrupt
-        self.cbIpmInterrupt += self._interrupt
+    stop_requested = False
 
     def enableCallbacks(self):
         # highspy.Highs.__init__ calls this before an option can be set; HiGHS prints its banner
-        # on stdout when it installs the callback with output on.
+        # on stdout when a callback is installed with output on.
         self.setOptionValue("output_flag", False)
-        super().enableCallbacks()
-
-    def _interrupt(self, event) -> None:
-        if self._stop_requested:
-            event.interrupt()
+        self.setCallback(_interrupt_if_stopped, self)
+        for callback_type in _INTERRUPT_CALLBACKS:
+            self.startCallback(callback_type)
 
     def stop(self) -> None:
         """Ask the running solve to end at its next iteration (thread-safe)."""
-        self._stop_requested = True
+        self.stop_requested = True
 
     def run_guarded(self) -> bool:
         """Solve unless the run is already being stopped; returns ``False`` if it was stopped."""
         guard = active_guard()
         if guard is not None and guard.requested:
             return False
-        self._stop_requested = False
+        self.stop_requested = False
         if guard is None:
             self.run()
             return True

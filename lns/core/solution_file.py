@@ -26,7 +26,7 @@ def _umask() -> int:
     return mask
 
 
-#: Permissions of a written file, as ``open`` would give a new one (the temporary file starts at 0600).
+#: Permissions of a written file, as ``open`` gives a new one (a temporary file starts at 0600).
 _FILE_MODE = 0o666 & ~_umask()
 
 
@@ -39,7 +39,8 @@ def write_sol(path: str | Path, problem: Problem, x: np.ndarray, objective: floa
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = ["solution status: feasible", f"objective value: {objective:.15g}"]
     lines += [f"{name} {value:.15g}" for name, value in zip(problem.var_names, x) if value != 0]
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp")
     try:
         with os.fdopen(descriptor, "w") as file:
             file.write("\n".join(lines) + "\n")
@@ -70,7 +71,8 @@ def check_writable(path: str | Path) -> Path:
         with tempfile.TemporaryFile(dir=path.parent):
             pass
     except OSError as error:
-        raise SolutionFileError(f"{path}: cannot write in folder {path.parent} ({error.strerror})") from None
+        folder, reason = path.parent, error.strerror
+        raise SolutionFileError(f"{path}: cannot write in folder {folder} ({reason})") from None
     return path
 
 

@@ -45,17 +45,17 @@ def instance_for(selector, mis_problem):
 
 
 @contextlib.contextmanager
-def sigint_after(delay: float):
-    """Send SIGINT to this process after ``delay`` seconds; yields a dict with the time it was sent.
+def signal_after(delay: float, signum: int = signal.SIGINT):
+    """Send ``signum`` to this process after ``delay`` seconds; yields a dict with the time it was sent.
 
     Outside a run's guard the signal is ignored, so a late one cannot end the test session.
     """
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    previous = signal.signal(signum, lambda number, frame: None)
     sent = {}
 
     def send():
         sent["at"] = time.perf_counter()
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signum)
 
     timer = threading.Timer(delay, send)
     timer.start()
@@ -64,7 +64,7 @@ def sigint_after(delay: float):
     finally:
         timer.cancel()
         timer.join()
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signum, previous)
 
 
 def assert_feasible_file(path, problem, result):
@@ -92,7 +92,7 @@ def test_time_limit_is_kept(method, selector, mis_problem, tmp_path, request):
 @pytest.mark.parametrize("method, selector", cases())
 def test_ctrl_c_is_answered_within_a_second(method, selector, mis_problem, tmp_path):
     problem = instance_for(selector, mis_problem)
-    with sigint_after(1.5) as sent:
+    with signal_after(1.5) as sent:
         result = solve(problem, selector, method=method, time_limit=30.0, seed=0,
                        out=tmp_path / "best.sol")
         returned = time.perf_counter()
@@ -101,6 +101,21 @@ def test_ctrl_c_is_answered_within_a_second(method, selector, mis_problem, tmp_p
     assert result.stop_reason == "interrupted"
     assert returned - sent["at"] < LATENESS
     assert_feasible_file(tmp_path / "best.sol", problem, result)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_stop_signal_before_the_first_solution(signum, tmp_path):
+    # SCIP's first solution of timtab1 takes seconds (5.9 s measured on a shared machine).
+    problem = read_problem(miplib("timtab1"))
+    with signal_after(1.0, signum) as sent:
+        result = solve(problem, time_limit=30.0, seed=0, out=tmp_path / "best.sol")
+        returned = time.perf_counter()
+    assert result.stop_reason == "interrupted"
+    assert returned - sent["at"] < LATENESS
+    if result.x is None:
+        assert not (tmp_path / "best.sol").exists()
+    else:  # a fast machine found one in time
+        assert_feasible_file(tmp_path / "best.sol", problem, result)
 
 
 LP_SOLVES = {
@@ -115,7 +130,7 @@ def test_ctrl_c_stops_a_long_highs_lp_within_a_second(solve_one):
     # dano3mip's root LP takes HiGHS well over a second: the LPs of lb_relax, rins and the
     # learned selector's features on such an instance are cut short by the same guard.
     problem = read_problem(miplib("dano3mip"))
-    with sigint_after(0.5) as sent, InterruptGuard() as guard:
+    with signal_after(0.5) as sent, InterruptGuard() as guard:
         solution = solve_one(problem)
         returned = time.perf_counter()
     assert guard.requested and solution.status == "interrupted"

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from helpers import miplib
+from lns.core.interrupt import DeferredSignals, InterruptGuard
 from lns.core.problem import read_problem
 from lns.core.solution_file import read_sol
 
@@ -96,3 +97,20 @@ def test_a_finished_run_exits_with_0(tmp_path):
     output, _ = process.communicate(timeout=120)
     assert process.returncode == 0, output
     assert_best_solution_written(tmp_path / "best.sol", output, "p0201")
+
+
+def test_deferred_signals_pass_on_before_a_run_and_hold_back_after_it():
+    received = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
+    try:
+        with DeferredSignals() as deferred:
+            signal.raise_signal(signal.SIGTERM)  # no run yet: the previous handler's
+            assert received == [signal.SIGTERM] and deferred.signal is None
+            with InterruptGuard() as guard:
+                signal.raise_signal(signal.SIGHUP)
+            assert guard.requested and guard.signal == signal.SIGHUP
+            signal.raise_signal(signal.SIGTERM)  # after the run: held back
+        assert received == [signal.SIGTERM]
+        assert deferred.signal == signal.SIGHUP
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -46,7 +46,7 @@ def instance_for(selector, mis_problem):
 
 @contextlib.contextmanager
 def signal_after(delay: float, signum: int = signal.SIGINT):
-    """Send ``signum`` to this process after ``delay`` seconds; yields a dict with the time it was sent.
+    """Send ``signum`` to this process after ``delay`` seconds; yields a dict with the sending time.
 
     Outside a run's guard the signal is ignored, so a late one cannot end the test session.
     """
@@ -103,7 +103,8 @@ def test_ctrl_c_is_answered_within_a_second(method, selector, mis_problem, tmp_p
     assert_feasible_file(tmp_path / "best.sol", problem, result)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=lambda s: s.name)
 def test_stop_signal_before_the_first_solution(signum, tmp_path):
     # SCIP's first solution of timtab1 takes seconds (5.9 s measured on a shared machine).
     problem = read_problem(miplib("timtab1"))

@@ -5,23 +5,34 @@ heuristics off, model building included) and with :func:`lns.core.lp.solve_lp` f
 HiGHS method; then the Local Branching LP (``Σ|x_j - x*_j| <= k``) for a sequence of
 incumbents (plain SCIP's incumbents within ``--initial-time`` seconds), solved cold with
 :func:`~lns.core.lp.solve_lp` and hot-started with :class:`heuristics.lb_relax.DistanceLP`,
-checking that both reach the same objective. Timings are wall-clock seconds, single thread.
+checking that both reach the same objective. Timings are wall-clock seconds, single thread,
+the median of ``--repeats`` solves.
 
-Example (about 2 minutes)::
+With ``--before FILE`` (an earlier ``lns/core/lp.py``, e.g. the one that drove HiGHS
+through SciPy) every HiGHS timing is taken with both modules, alternating, side by side.
 
-    python benchmarks/lp_solvers.py --instances air05 seymour
+Example (about 3 minutes)::
+
+    git show ac26bdc:lns/core/lp.py > /tmp/lp_scipy.py
+    python benchmarks/lp_solvers.py --instances air05 seymour --before /tmp/lp_scipy.py
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import statistics
+import sys
 import time
+from unittest import mock
 
 import numpy as np
 
+from heuristics import lb_relax
 from heuristics.lb_relax import DistanceLP
 from heuristics.local_branching import Distance
 from instances.bundled import resolve_instance
-from lns.core.lp import METHODS, solve_lp
+from lns.core import lp as current_lp
+from lns.core.lp import METHODS
 from lns.core.problem import read_problem
 from lns.core.scip_subsolver import ScipSubSolver
 
@@ -32,7 +43,30 @@ def parse_args(argv=None):
     parser.add_argument("--fraction", type=float, default=0.2, help="k as a fraction of the integer variables")
     parser.add_argument("--initial-time", type=float, default=20.0, help="seconds of plain SCIP for the incumbents")
     parser.add_argument("--incumbents", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3, help="solves per timing (median shown)")
+    parser.add_argument("--before", help="an earlier lns/core/lp.py to time side by side")
     return parser.parse_args(argv)
+
+
+def load_module(path: str):
+    """The LP module at ``path``, imported under the name ``lp_before``."""
+    spec = importlib.util.spec_from_file_location("lp_before", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lp_before"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def median_time(solve, repeats: int):
+    """The last solution of ``repeats`` calls of ``solve()``, and their median ``solve_time``."""
+    solutions = [solve() for _ in range(repeats)]
+    return solutions[-1], statistics.median(s.solve_time for s in solutions)
+
+
+def distance_lp(problem, module) -> DistanceLP:
+    """:class:`DistanceLP` on ``module``'s ``WarmLP``."""
+    with mock.patch.object(lb_relax, "WarmLP", module.WarmLP):
+        return DistanceLP(problem)
 
 
 def scip_lp(problem):
@@ -49,27 +83,40 @@ def scip_lp(problem):
 
 def main(argv=None):
     args = parse_args(argv)
-    root = ["| instance | solver | objective | seconds |", "|---|---|---|---|"]
-    local = ["| instance | incumbent | cold (s) | hot (s) | same objective |", "|---|---|---|---|---|"]
+    modules = {"highspy": current_lp}
+    if args.before:
+        modules = {"before": load_module(args.before), **modules}
+    names = list(modules)
+    root = [f"| instance | solver | objective | {' | '.join(f'{n} (s)' for n in names)} |",
+            "|---|---|---|" + "---|" * len(names)]
+    hot_columns = " | ".join(f"hot {n} (s)" for n in names)
+    local = [f"| instance | incumbent | cold (s) | {hot_columns} | same objective |",
+             "|---|---|---|" + "---|" * len(names) + "---|"]
     for name in args.instances:
         problem = read_problem(resolve_instance(name))
         objective, seconds = scip_lp(problem)
-        root.append(f"| {name} | SCIP | {objective:.4f} | {seconds:.3f} |")
+        padding = " |" * (len(names) - 1)
+        root.append(f"| {name} | SCIP | {objective:.4f} | {seconds:.3f} |{padding}")
         for method in METHODS:
-            solution = solve_lp(problem, method=method)
-            root.append(f"| {name} | HiGHS {method} | {solution.objective:.4f} | {solution.solve_time:.3f} |")
+            times = {}
+            for label, module in modules.items():
+                solve = lambda: module.solve_lp(problem, method=method)  # noqa: E731
+                solution, times[label] = median_time(solve, args.repeats)
+            root.append(f"| {name} | HiGHS {method} | {solution.objective:.4f} | "
+                        + " | ".join(f"{times[n]:.3f}" for n in names) + " |")
         outcome = ScipSubSolver(problem).solve(time_limit=args.initial_time, seed=0)
         xs = [s.x for s in outcome.found][-args.incumbents:]
         k = max(2, int(round(args.fraction * len(problem.integer_indices))))
-        hot_lp = DistanceLP(problem)
+        hot_lps = {label: distance_lp(problem, module) for label, module in modules.items()}
         for x in xs:
             distance = Distance.to(problem, x)
             columns, rows = distance.lp_rows(k)
-            cold = solve_lp(problem, extra_rows=rows, extra_columns=columns)
-            hot = hot_lp.solve(distance, k, None)
-            same = bool(np.isclose(cold.objective, hot.objective, rtol=1e-7, atol=1e-6))
-            local.append(f"| {name} | {problem.objective_value(x):g} | {cold.solve_time:.3f} | {hot.solve_time:.3f} "
-                         f"| {same} |")
+            cold = current_lp.solve_lp(problem, extra_rows=rows, extra_columns=columns)
+            hot = {label: lp.solve(distance, k, None) for label, lp in hot_lps.items()}
+            same = all(np.isclose(cold.objective, h.objective, rtol=1e-7, atol=1e-6)
+                       for h in hot.values())
+            local.append(f"| {name} | {problem.objective_value(x):g} | {cold.solve_time:.3f} | "
+                         + " | ".join(f"{hot[n].solve_time:.3f}" for n in names) + f" | {same} |")
     print("\n".join(root))
     print()
     print(f"Local Branching LP, k = {args.fraction:g} of the integer variables "

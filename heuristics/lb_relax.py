@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.local_branching import Distance, absolute_value_rows, require_integers
 from heuristics.sizing import fit_to_size
-from lns.core.lp import METHODS, WARM_START_AVAILABLE, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
+from lns.core.lp import METHODS, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
 from lns.core.problem import INTEGER, Problem
 
 VARIANTS = ("positive", "topk", "sample")
@@ -89,9 +89,7 @@ class LBRelax(Selector):
     warm_start : bool
         Keep the LP in HiGHS across calls and hot-start each solve from the previous optimal
         basis (:class:`DistanceLP`; default). Measured on the same incumbents of air05 and
-        seymour, a hot re-solve takes 0.01-0.09 s against 0.7-1.8 s cold. Where scipy's
-        bundled HiGHS object is missing (:data:`lns.core.lp.WARM_START_AVAILABLE`), every solve
-        is cold.
+        seymour, a hot re-solve takes 0.01-0.09 s against 0.7-1.8 s cold.
     lp_method : {"highs", "highs-ds", "highs-ipm"}
         HiGHS algorithm of the cold solves (see :mod:`lns.core.lp`).
 
@@ -117,7 +115,7 @@ class LBRelax(Selector):
         self.variant = variant
         self.epsilon = float(epsilon)
         self.complete = complete
-        self.warm_start = warm_start and WARM_START_AVAILABLE
+        self.warm_start = warm_start
         self.lp_method = lp_method
         self._problem: Problem | None = None
         self._lp: DistanceLP | None = None

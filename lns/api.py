@@ -23,11 +23,11 @@ from lns.core.result import Callback, Result, build_result
 from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.selection import FunctionSelector, Selector
 from lns.core.solu import known_objective
+from lns.core.solution_file import check_writable
 from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
 from lns.core.validation import check_run_arguments
 from lns.core.warm_start import warm_start
-from lns.core.validation import check_run_arguments
 from lns.registry import make_selector
 
 log = logging.getLogger("lns")
@@ -116,6 +116,8 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
                         optimum=optimum)
     started = time.perf_counter()
     _check_names(method, sub_solver)
+    if out is not None:
+        check_writable(out)
     config, method_options = _options(method, options)
     selector = _selector(selector, selector_options)
     problem, model = _load(instance)

@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.core.lp import WARM_START_AVAILABLE, ExtraColumns, ExtraRows, WarmLP, solve_lp
+from lns.core.lp import ExtraColumns, ExtraRows, WarmLP, solve_lp
 from lns.core.problem import Problem, read_problem
 
 
@@ -23,7 +23,7 @@ def warm(problem, **extras):
 
 
 SOLVERS = [pytest.param(solve_lp, id="cold"),
-           pytest.param(warm, id="warm", marks=pytest.mark.skipif(not WARM_START_AVAILABLE, reason="no HiGHS object"))]
+           pytest.param(warm, id="warm")]
 
 
 @pytest.mark.parametrize("solve", SOLVERS)
@@ -93,7 +93,6 @@ def test_bad_method_and_bad_extra_rows():
         solve_lp(problem, extra_rows=ExtraRows(sp.csr_matrix((1, 3)), np.zeros(1), np.ones(1)))
 
 
-@pytest.mark.skipif(not WARM_START_AVAILABLE, reason="no HiGHS object")
 def test_warm_lp_changed_in_place_matches_a_cold_solve():
     problem = read_problem(miplib("p0201"))
     extra = ExtraRows(sp.csr_matrix(np.ones((1, problem.n_vars))), np.array([-np.inf]), np.array([np.inf]))

@@ -15,7 +15,7 @@ from lns.registry import SELECTORS, make_selector
 from heuristics.rins import RINS
 from lns.api import solve
 from lns.core.errors import UnknownNameError, UnsupportedProblemError
-from lns.core.lp import WARM_START_AVAILABLE, solve_lp
+from lns.core.lp import solve_lp
 from lns.core.problem import Problem, read_problem
 from lns.core.scip_subsolver import ScipSubSolver
 
@@ -218,7 +218,6 @@ def test_lb_relax_deltas_come_from_the_lp_within_distance_k(p0201):
     assert (delta > 1e-6).any()
 
 
-@pytest.mark.skipif(not WARM_START_AVAILABLE, reason="no HiGHS object")
 def test_hot_started_distance_lp_matches_cold_solves_with_general_integers():
     # Incumbents move between bounds and the interior of z1 in {0..4} and z2 in {-2..3}, so the
     # auxiliary columns are switched on and off between solves.

@@ -12,6 +12,7 @@ from instances.bundled import resolve_instance
 from lns.api import solve
 from lns.cli.common import CONFIG_PATH, exit_on_error
 from lns.cli.progress_bar import ProgressBar
+from lns.cli.signals import exit_after_stop_signal
 from lns.core.metrics import primal_gap
 from lns.core.solu import known_objective
 
@@ -20,6 +21,7 @@ log = logging.getLogger("lns")
 
 @hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="solve")
 @exit_on_error("lns-solve")
+@exit_after_stop_signal("lns-solve")
 def main(cfg: DictConfig) -> None:
     instance = resolve_instance(cfg.instance)
     selector = instantiate(cfg.selector)

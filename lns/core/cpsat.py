@@ -8,6 +8,7 @@ keeps the trajectory; ``solve(..., method="cpsat")`` builds the same
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 
@@ -16,6 +17,7 @@ import numpy as np
 from lns.core.cpsat_model import build_cpsat_model
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.incumbent import Incumbent
+from lns.core.interrupt import active_guard
 from lns.core.stop import StopReason
 
 
@@ -62,12 +64,17 @@ def solve_cpsat(incumbent: Incumbent, *, time_limit: float, seed: int, num_worke
             built.model.add_hint(variable, int(round(value)))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = num_workers
+    solver.parameters.catch_sigint_signal = False  # the interrupt guard stops the search
     solver.parameters.random_seed = int(seed)
     if math.isfinite(time_limit):
         solver.parameters.max_time_in_seconds = max(0.0, time_limit)
+    guard = active_guard()
     try:
-        status = solver.solve(built.model, _recorder(cp_model, built.variables, incumbent))
+        with guard.solving(_CpSatStop(solver)) if guard else contextlib.nullcontext():
+            status = solver.solve(built.model, _recorder(cp_model, built.variables, incumbent))
     except KeyboardInterrupt:
+        return StopReason.INTERRUPTED, None
+    if guard is not None and guard.requested:
         return StopReason.INTERRUPTED, None
     where = problem.source or problem.name
     if status == cp_model.INFEASIBLE:
@@ -80,6 +87,16 @@ def solve_cpsat(incumbent: Incumbent, *, time_limit: float, seed: int, num_worke
     dual_bound = solver.best_objective_bound / built.objective_scale + problem.objective_offset
     proven = status == cp_model.OPTIMAL and incumbent.x is not None
     return (StopReason.OPTIMAL if proven else StopReason.TIME_LIMIT), dual_bound
+
+
+class _CpSatStop:
+    """The stop hook of the interrupt guard for a running CP-SAT solve."""
+
+    def __init__(self, solver):
+        self.solver = solver
+
+    def stop(self) -> None:
+        self.solver.stop_search()
 
 
 def _recorder(cp_model, variables: list, incumbent: Incumbent):

@@ -7,18 +7,24 @@ one :class:`LPSolution`. :class:`WarmLP` keeps such an LP in HiGHS between solve
 after changing some rows or bounds in place, HiGHS restarts from the last optimal
 basis (a hot start).
 
-Why HiGHS through :func:`scipy.optimize.linprog`: measured on this machine (single
-thread, cold start, model building included; ``benchmarks/lp_solvers.py``) the root LP
-of ``air05`` takes 0.4-0.8 s with HiGHS (``"highs"`` lets HiGHS choose, ``"highs-ds"``
-is its dual simplex) against 2.2-3.0 s with SCIP's LP solver (presolving off; 3.5 s
-with presolving); on ``seymour`` 0.34-0.39 s with HiGHS's interior point
-(``"highs-ipm"``, with crossover, so duals are vertex duals), 1.1-1.5 s with HiGHS's
-simplex and 1.4-1.6 s with SCIP. :func:`scipy.optimize.linprog` takes no starting
-basis; :class:`WarmLP` uses the HiGHS object that scipy bundles
-(``scipy.optimize._highspy``, a private module: where it is missing,
-:data:`WARM_START_AVAILABLE` is ``False``). Re-solving the Local Branching LP of air05
-or seymour for the next incumbent of a run (only the distance row changes) takes
-0.01-0.1 s hot against 0.6-1.8 s cold.
+Why HiGHS: measured on this machine (single thread, cold start, model building
+included; ``benchmarks/lp_solvers.py``) the root LP of ``air05`` takes 0.4-0.8 s with
+HiGHS (``"highs"`` lets HiGHS choose, ``"highs-ds"`` is its dual simplex) against
+2.2-3.0 s with SCIP's LP solver (presolving off; 3.5 s with presolving); on ``seymour``
+0.34-0.39 s with HiGHS's interior point (``"highs-ipm"``, with crossover, so duals are
+vertex duals), 1.1-1.5 s with HiGHS's simplex and 1.4-1.6 s with SCIP. Re-solving the
+Local Branching LP of air05 or seymour for the next incumbent of a run (only the
+distance row changes) takes 0.01-0.1 s hot against 0.6-1.8 s cold.
+
+HiGHS is driven through its public Python package ``highspy`` (until ac26bdc: SciPy's
+private copy, ``scipy.optimize._highspy``). Side by side in one run
+(``benchmarks/lp_solvers.py --before``, 3 solves each, median), the cold root LPs of air05
+and seymour took 0.57-2.44 s with highspy 1.16 against 0.58-2.55 s with SciPy 1.17's
+HiGHS (per method, highspy/SciPy between 0.93 and 1.17), and the hot re-solves after an
+incumbent change 0.08-0.09 s against 0.07-0.10 s. Every solve registers
+with the run's :class:`~lns.core.interrupt.InterruptGuard`, so that Ctrl-C (or SIGTERM,
+SIGHUP) stops an LP at its next simplex or interior-point iteration; the LP then
+reports the status ``"interrupted"``.
 
 Sign conventions
 ----------------
@@ -41,26 +47,24 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import highspy
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
+from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
 
-try:
-    from scipy.optimize._highspy import _core as _highs
-except ImportError:  # a private module of scipy: without it, only the cold solve_lp
-    _highs = None
-
-#: Whether :class:`WarmLP` can be used with this scipy.
-WARM_START_AVAILABLE = _highs is not None and hasattr(_highs, "_Highs")
-#: linprog's status codes, by name.
-_STATUS = {0: "optimal", 1: "limit", 2: "infeasible", 3: "unbounded", 4: "error"}
-#: HiGHS model statuses (as HiGHS spells them), by our names.
-_WARM_STATUS = {"Optimal": "optimal", "Infeasible": "infeasible", "Unbounded": "unbounded",
-                "Primal infeasible or unbounded": "infeasible", "Time limit reached": "limit",
-                "Iteration limit reached": "limit"}
-METHODS = ("highs", "highs-ds", "highs-ipm")
+_MODEL_STATUS = highspy.HighsModelStatus
+#: Our status names of HiGHS model statuses (any other is "error").
+_STATUS = {_MODEL_STATUS.kOptimal: "optimal", _MODEL_STATUS.kInfeasible: "infeasible",
+           _MODEL_STATUS.kUnbounded: "unbounded",
+           _MODEL_STATUS.kUnboundedOrInfeasible: "infeasible",
+           _MODEL_STATUS.kTimeLimit: "limit", _MODEL_STATUS.kIterationLimit: "limit",
+           _MODEL_STATUS.kInterrupt: "interrupted"}
+#: HiGHS options of each method: automatic choice, dual simplex, interior point with crossover.
+_METHOD_OPTIONS = {"highs": {}, "highs-ds": {"solver": "simplex", "simplex_strategy": 1},
+                   "highs-ipm": {"solver": "ipm", "run_crossover": "on"}}
+METHODS = tuple(_METHOD_OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ class LPSolution:
     ----------
     status : str
         ``"optimal"``, ``"infeasible"``, ``"unbounded"``, ``"limit"`` (time or iteration
-        limit) or ``"error"`` (numerical trouble).
+        limit), ``"interrupted"`` (stopped by the interrupt guard) or ``"error"``.
     x : numpy.ndarray, shape (n + p,)
         Primal values of the problem's variables, then of the extra columns (NaN unless optimal).
     objective : float
@@ -163,39 +167,10 @@ def solve_lp(problem: Problem, *, extra_rows: ExtraRows | None = None, extra_col
         ``method`` is not one of :data:`METHODS`, or the extra rows have the wrong width.
     """
     began = time.perf_counter()
-    if method not in METHODS:
-        raise ValueError(f"LP method {method!r} is not one of {list(METHODS)}")
-    objective, lower, upper, matrix, row_lower, row_upper = _assemble(problem, extra_rows, extra_columns)
-    n, p = problem.n_vars, len(objective) - problem.n_vars
-    sign = 1.0 if problem.sense == "minimize" else -1.0
-
-    equal = np.isfinite(row_lower) & (row_lower == row_upper)
-    has_upper = np.isfinite(row_upper) & ~equal
-    has_lower = np.isfinite(row_lower) & ~equal
-    up_rows, low_rows, eq_rows = np.flatnonzero(has_upper), np.flatnonzero(has_lower), np.flatnonzero(equal)
-    a_ub = sp.vstack([matrix[up_rows], -matrix[low_rows]], format="csr")
-    b_ub = np.concatenate([row_upper[up_rows], -row_lower[low_rows]])
-    options = {"time_limit": max(0.01, float(time_limit))} if time_limit is not None else {}
-    result = linprog(sign * objective,
-                     A_ub=a_ub if a_ub.shape[0] else None, b_ub=b_ub if a_ub.shape[0] else None,
-                     A_eq=matrix[eq_rows] if len(eq_rows) else None,
-                     b_eq=row_upper[eq_rows] if len(eq_rows) else None,
-                     bounds=np.column_stack([lower, upper]), method=method, options=options)
-    status = _STATUS.get(result.status, "error")
-    rows = len(row_lower)
-    if status != "optimal":
-        nan_cols, nan_rows = np.full(n + p, np.nan), np.full(rows, np.nan)
-        return LPSolution(status, nan_cols, float("nan"), nan_rows, nan_cols.copy(), time.perf_counter() - began)
-    duals = np.zeros(rows)
-    if a_ub.shape[0]:
-        duals[up_rows] += result.ineqlin.marginals[: len(up_rows)]
-        duals[low_rows] -= result.ineqlin.marginals[len(up_rows):]
-    if len(eq_rows):
-        duals[eq_rows] = result.eqlin.marginals
-    reduced = result.lower.marginals + result.upper.marginals
-    x = np.asarray(result.x, dtype=float)
-    return LPSolution(status, x, float(objective @ x + problem.objective_offset), sign * duals, sign * reduced,
-                      time.perf_counter() - began)
+    lp = WarmLP(problem, extra_rows=extra_rows, extra_columns=extra_columns, method=method)
+    solution = lp.solve(time_limit)
+    solution.solve_time = time.perf_counter() - began
+    return solution
 
 
 def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: ExtraColumns | None):
@@ -220,6 +195,54 @@ def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: Ext
     return objective, np.asarray(lower, float), np.asarray(upper, float), matrix, row_lower, row_upper
 
 
+_INTERRUPT_CALLBACKS = (highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt,
+                        highspy.cb.HighsCallbackType.kCallbackIpmInterrupt)
+
+
+def _interrupt_if_stopped(callback_type, message, data_out, data_in, highs) -> None:
+    if highs.stop_requested and data_in is not None:
+        data_in.user_interrupt = True
+
+
+class _StoppableHighs(highspy.Highs):
+    """A silent :class:`highspy.Highs` that another thread can stop (:meth:`stop`).
+
+    ``stop`` sets a flag that HiGHS reads at each simplex and interior-point iteration
+    through its interrupt callbacks; :meth:`run_guarded` clears it, registers the object
+    with the run's interrupt guard for the duration of the solve, and runs HiGHS (which
+    releases the GIL, so the guard's watcher thread can call ``stop`` meanwhile). The
+    callback is a plain function handed to HiGHS (``setCallback``), not highspy's event
+    objects, which cost about a tenth of a simplex solve's time.
+    """
+
+    stop_requested = False
+
+    def enableCallbacks(self):
+        # highspy.Highs.__init__ calls this before an option can be set; HiGHS prints its banner
+        # on stdout when a callback is installed with output on.
+        self.setOptionValue("output_flag", False)
+        self.setCallback(_interrupt_if_stopped, self)
+        for callback_type in _INTERRUPT_CALLBACKS:
+            self.startCallback(callback_type)
+
+    def stop(self) -> None:
+        """Ask the running solve to end at its next iteration (thread-safe)."""
+        self.stop_requested = True
+
+    def run_guarded(self) -> bool:
+        """Solve unless the run is already being stopped; returns ``False`` if it was stopped."""
+        guard = active_guard()
+        if guard is not None and guard.requested:
+            return False
+        self.stop_requested = False
+        if guard is None:
+            self.run()
+            return True
+        with guard.solving(self):
+            self.run()
+        return not guard.requested
+
+
 class WarmLP:
     """An LP relaxation held in HiGHS between solves, changed in place and hot-started.
 
@@ -232,32 +255,35 @@ class WarmLP:
     problem : Problem
     extra_rows : ExtraRows, optional
     extra_columns : ExtraColumns, optional
+    method : {"highs", "highs-ds", "highs-ipm"}
+        HiGHS algorithm of the first solve (later solves start from its basis).
 
     Raises
     ------
-    RuntimeError
-        scipy's bundled HiGHS object is not available (:data:`WARM_START_AVAILABLE`).
+    ValueError
+        ``method`` is not one of :data:`METHODS`, or the extra rows have the wrong width.
     """
 
     def __init__(self, problem: Problem, *, extra_rows: ExtraRows | None = None,
-                 extra_columns: ExtraColumns | None = None):
-        if not WARM_START_AVAILABLE:
-            raise RuntimeError("WarmLP needs scipy's bundled HiGHS (scipy.optimize._highspy), which this scipy lacks")
+                 extra_columns: ExtraColumns | None = None, method: str = "highs"):
+        if method not in METHODS:
+            raise ValueError(f"LP method {method!r} is not one of {list(METHODS)}")
         self.problem = problem
         self.objective, lower, upper, matrix, row_lower, row_upper = _assemble(problem, extra_rows, extra_columns)
         self.sign = 1.0 if problem.sense == "minimize" else -1.0
         self.n_columns, self.n_rows = matrix.shape[1], matrix.shape[0]
-        lp = _highs.HighsLp()
+        lp = highspy.HighsLp()
         lp.num_col_, lp.num_row_ = self.n_columns, self.n_rows
         lp.col_cost_ = self.sign * self.objective
         lp.col_lower_, lp.col_upper_ = lower, upper
         lp.row_lower_, lp.row_upper_ = row_lower, row_upper
-        lp.a_matrix_.format_ = _highs.MatrixFormat.kRowwise
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
         lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = self.n_columns, self.n_rows
         lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
-        self._highs = _highs._Highs()
-        self._highs.setOptionValue("output_flag", False)
+        self._highs = _StoppableHighs()
         self._highs.setOptionValue("threads", 1)
+        for name, value in _METHOD_OPTIONS[method].items():
+            self._highs.setOptionValue(name, value)
         self._highs.passModel(lp)
 
     def change_coefficients(self, row: int, columns: np.ndarray, values: np.ndarray) -> None:
@@ -278,11 +304,17 @@ class WarmLP:
             self._highs.changeColBounds(int(j), float(lo), float(up))
 
     def solve(self, time_limit: float | None = None) -> LPSolution:
-        """Solve from the last basis; ``time_limit`` in seconds (``"limit"`` status on expiry)."""
+        """Solve from the last basis; ``time_limit`` in seconds (``"limit"`` status on expiry).
+
+        A stop request of the interrupt guard (before or during the solve) ends it with the
+        status ``"interrupted"``.
+        """
         began = time.perf_counter()
         self._highs.setOptionValue("time_limit", max(0.01, float(time_limit)) if time_limit is not None else np.inf)
-        self._highs.run()
-        status = _WARM_STATUS.get(self._highs.modelStatusToString(self._highs.getModelStatus()), "error")
+        if not self._highs.run_guarded():
+            status = "interrupted"
+        else:
+            status = _STATUS.get(self._highs.getModelStatus(), "error")
         if status != "optimal":
             nan_cols, nan_rows = np.full(self.n_columns, np.nan), np.full(self.n_rows, np.nan)
             return LPSolution(status, nan_cols, float("nan"), nan_rows, nan_cols.copy(), time.perf_counter() - began)

@@ -145,7 +145,7 @@ class ScipSubSolver:
             if guard is None:
                 model.optimize()
             else:
-                with guard.solving(model):
+                with guard.solving(self):
                     model.optimizeNogil()
             solve_time = time.perf_counter() - began
             self.total_solve_time += solve_time
@@ -158,6 +158,10 @@ class ScipSubSolver:
             self.total_reset_time += time.perf_counter() - began
             if not self._keep_fixings:
                 self._set_bounds(self._lower, self._upper)
+
+    def stop(self) -> None:
+        """Ask the running solve to end (the interrupt guard's watcher thread calls this)."""
+        self.model.interruptSolve()
 
     @contextlib.contextmanager
     def keeping_fixings(self):

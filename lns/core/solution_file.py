@@ -2,9 +2,16 @@
 
 The format is one ``name value`` pair a line after an optional
 ``objective value:`` header; variables that are not listed are zero.
+
+A solution file is written whole or not at all: :func:`write_sol` writes a temporary
+file in the target's folder and renames it over the target (:func:`os.replace`, atomic
+on POSIX and Windows), so a reader, a crash or a second run writing the same file never
+sees a mixed or truncated one.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -13,16 +20,61 @@ from lns.core.errors import SolutionFileError
 from lns.core.problem import Problem
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: Permissions of a written file, as ``open`` gives a new one (a temporary file starts at 0600).
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def write_sol(path: str | Path, problem: Problem, x: np.ndarray, objective: float,
               format: str = "scip") -> Path:
     """Write ``x`` (all variables of ``problem``) as a solution file; zeros are omitted.
 
     ``format="scip"``: SCIP's ``.sol`` format; ``"miplib"``: the MIPLIB solution checker's
-    (see :func:`solution_lines`).
+    (see :func:`solution_lines`). The file is replaced atomically (see the module docstring);
+    missing folders are created.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(solution_lines(problem, x, objective, format)) + "\n")
+    lines = solution_lines(problem, x, objective, format)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w") as file:
+            file.write("\n".join(lines) + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, _FILE_MODE)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def check_writable(path: str | Path) -> Path:
+    """Check, before a run, that a solution can be written to ``path``.
+
+    Raises
+    ------
+    SolutionFileError
+        ``path`` is a folder, its folder does not exist, or no file can be created there.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise SolutionFileError(f"{path}: is a folder, not a solution file")
+    if not path.parent.is_dir():
+        raise SolutionFileError(f"{path}: folder {path.parent} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as error:
+        folder, reason = path.parent, error.strerror
+        raise SolutionFileError(f"{path}: cannot write in folder {folder} ({reason})") from None
     return path
 
 

@@ -98,7 +98,7 @@ class SolveOutcome:
 
     @property
     def interrupted(self) -> bool:
-        return self.status is SolveStatus.INTERRUPTED
+        return self.status == SolveStatus.INTERRUPTED  # ScipSubSolver still returns the plain word
 
 
 OnFound = Callable[[FoundSolution], object]

@@ -1,0 +1,147 @@
+"""Every selector and every method keeps its time limit and answers Ctrl-C within a second.
+
+The runs happen in this process: a timer thread sends SIGINT to it while ``solve()`` runs,
+and the test measures from the sending to the return of ``solve()`` (the best solution
+written to ``out=`` included).
+"""
+import contextlib
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from helpers import miplib
+from instances.generators.mis import MISParams, generate
+from lns.api import solve
+from lns.core.interrupt import InterruptGuard
+from lns.core.lp import WarmLP, solve_lp
+from lns.core.problem import read_problem
+from lns.core.solution_file import read_sol
+
+#: How much later than asked a run may end (the issue's bound: within a second).
+LATENESS = 1.0
+CLASSICAL = ["random", "local_branching", "lb_relax", "graph", "rins", "adaptive"]
+
+
+@pytest.fixture(scope="module")
+def mis_problem():
+    """A small independent set instance for the learned selector (trained on MIS)."""
+    return generate(MISParams(n_nodes=300, affinity=4.0), np.random.default_rng(0), name="mis300")
+
+
+def cases():
+    for name in CLASSICAL:
+        yield pytest.param("lns", name, id=name)
+    yield pytest.param("lns", "cl_lns", id="cl_lns")
+    yield pytest.param("scip", "random", id="method=scip")
+    yield pytest.param("cpsat", "random", id="method=cpsat")
+
+
+def instance_for(selector, mis_problem):
+    return mis_problem if selector == "cl_lns" else read_problem(miplib("p0201"))
+
+
+@contextlib.contextmanager
+def signal_after(delay: float, signum: int = signal.SIGINT):
+    """Send ``signum`` to this process after ``delay`` seconds; yields a dict with the sending time.
+
+    Outside a run's guard the signal is ignored, so a late one cannot end the test session.
+    """
+    previous = signal.signal(signum, lambda number, frame: None)
+    sent = {}
+
+    def send():
+        sent["at"] = time.perf_counter()
+        os.kill(os.getpid(), signum)
+
+    timer = threading.Timer(delay, send)
+    timer.start()
+    try:
+        yield sent
+    finally:
+        timer.cancel()
+        timer.join()
+        signal.signal(signum, previous)
+
+
+def assert_feasible_file(path, problem, result):
+    if result.method == "cpsat" and not path.exists():
+        pytest.xfail("solve(method='cpsat') does not write out= yet (issue 13, defect 8)")
+    x = read_sol(path, problem)
+    assert problem.check(x).feasible
+    assert np.isclose(problem.objective_value(x), result.objective)
+
+
+@pytest.mark.parametrize("method, selector", cases())
+def test_time_limit_is_kept(method, selector, mis_problem, tmp_path, request):
+    if selector == "cl_lns":
+        request.applymarker(pytest.mark.xfail(
+            reason="the learned model loads outside the budget (issue 13, defect 4)", strict=False))
+    problem = instance_for(selector, mis_problem)
+    began = time.perf_counter()
+    result = solve(problem, selector, method=method, time_limit=2.0, seed=0,
+                   out=tmp_path / "best.sol")
+    assert time.perf_counter() - began <= 2.0 + LATENESS
+    assert result.stop_reason in ("time_limit", "optimal")
+    assert_feasible_file(tmp_path / "best.sol", problem, result)
+
+
+@pytest.mark.parametrize("method, selector", cases())
+def test_ctrl_c_is_answered_within_a_second(method, selector, mis_problem, tmp_path):
+    problem = instance_for(selector, mis_problem)
+    with signal_after(1.5) as sent:
+        result = solve(problem, selector, method=method, time_limit=30.0, seed=0,
+                       out=tmp_path / "best.sol")
+        returned = time.perf_counter()
+    if result.stop_reason == "optimal":
+        pytest.skip(f"{method} proved optimality before the signal")
+    assert result.stop_reason == "interrupted"
+    assert returned - sent["at"] < LATENESS
+    assert_feasible_file(tmp_path / "best.sol", problem, result)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=lambda s: s.name)
+def test_stop_signal_before_the_first_solution(signum, tmp_path):
+    # SCIP's first solution of timtab1 takes seconds (5.9 s measured on a shared machine).
+    problem = read_problem(miplib("timtab1"))
+    with signal_after(1.0, signum) as sent:
+        result = solve(problem, time_limit=30.0, seed=0, out=tmp_path / "best.sol")
+        returned = time.perf_counter()
+    assert result.stop_reason == "interrupted"
+    assert returned - sent["at"] < LATENESS
+    if result.x is None:
+        assert not (tmp_path / "best.sol").exists()
+    else:  # a fast machine found one in time
+        assert_feasible_file(tmp_path / "best.sol", problem, result)
+
+
+LP_SOLVES = {
+    "cold": lambda problem: solve_lp(problem),
+    "cold-ipm": lambda problem: solve_lp(problem, method="highs-ipm"),
+    "warm": lambda problem: WarmLP(problem).solve(),
+}
+
+
+@pytest.mark.parametrize("solve_one", LP_SOLVES.values(), ids=LP_SOLVES.keys())
+def test_ctrl_c_stops_a_long_highs_lp_within_a_second(solve_one):
+    # dano3mip's root LP takes HiGHS well over a second: the LPs of lb_relax, rins and the
+    # learned selector's features on such an instance are cut short by the same guard.
+    problem = read_problem(miplib("dano3mip"))
+    with signal_after(0.5) as sent, InterruptGuard() as guard:
+        solution = solve_one(problem)
+        returned = time.perf_counter()
+    assert guard.requested and solution.status == "interrupted"
+    assert returned - sent["at"] < LATENESS
+    assert np.isnan(solution.objective)
+
+
+def test_a_stop_requested_before_an_lp_skips_it():
+    problem = read_problem(miplib("p0201"))
+    with InterruptGuard() as guard:
+        guard.requested = True
+        assert solve_lp(problem).status == "interrupted"
+    assert solve_lp(problem).optimal  # the next run's LPs are not stopped

@@ -1,13 +1,14 @@
-"""Ctrl-C as a clean stop of a run, also while SCIP is solving.
+"""Ctrl-C as a clean stop of a run, also while a sub-solver is solving.
 
 SCIP's own Ctrl-C catching loses a signal that arrives while a short sub-solve
 is already finishing (the status then reads ``optimal``, not ``userinterrupt``),
-and a Python handler alone runs only after SCIP returns. So during a run SCIP's
-catching is off, SIGINT goes to :class:`InterruptGuard`, and a watcher thread,
-woken through :func:`signal.set_wakeup_fd`, stops the SCIP model that is
-solving at that moment (SCIP runs with the GIL released, see
-:meth:`ScipSubSolver.solve`). The loop checks :attr:`InterruptGuard.requested`
-between iterations. A second Ctrl-C raises ``KeyboardInterrupt`` at once.
+and a Python handler alone runs only after the solver returns. So during a run the
+solvers' catching is off, SIGINT goes to :class:`InterruptGuard`, and a watcher
+thread, woken through :func:`signal.set_wakeup_fd`, calls the ``stop()`` hook of
+the sub-solver solving at that moment (:class:`lns.core.subsolver.SubSolver`; the
+solvers run in a worker thread with the GIL released). The loop checks
+:attr:`InterruptGuard.requested` between iterations. A second Ctrl-C raises
+``KeyboardInterrupt`` at once.
 """
 from __future__ import annotations
 
@@ -67,14 +68,14 @@ class InterruptGuard:
             self.requested = True
             with self._lock:
                 if self._solving is not None:
-                    with contextlib.suppress(Exception):  # SCIP may be between stages
-                        self._solving.interruptSolve()
+                    self._solving.stop()
 
     @contextlib.contextmanager
-    def solving(self, model):
-        """Mark ``model`` as the one to stop on Ctrl-C while the block runs."""
+    def solving(self, solver):
+        """Mark ``solver`` (anything with a thread-safe ``stop()``) as the one to stop on Ctrl-C
+        while the block runs."""
         with self._lock:
-            self._solving = model
+            self._solving = solver
         try:
             yield
         finally:

@@ -75,7 +75,7 @@ def run_lns(problem: Problem, selector: Selector, solver: ScipSubSolver, incumbe
     records: list = []
     try:
         selector.setup(problem)
-        with solver.keeping_fixings():
+        with solver.session():
             stop_reason = _search(problem, selector, solver, incumbent, records, config=config, rng=rng,
                                   deadline=deadline, iteration_limit=iteration_limit, callbacks=callbacks)
     except KeyboardInterrupt:

@@ -16,6 +16,8 @@ from typing import Callable, ContextManager, Protocol
 
 import numpy as np
 
+from lns.core.errors import LNSError
+
 #: Seeds handed to a sub-solver are drawn from ``range(SEED_BOUND)``.
 SEED_BOUND = 2**31 - 1
 
@@ -30,6 +32,8 @@ class SolveStatus(str, enum.Enum):
     TIME_LIMIT = "timelimit"
     NODE_LIMIT = "nodelimit"
     SOLUTION_LIMIT = "sollimit"
+    GAP_LIMIT = "gaplimit"
+    MEMORY_LIMIT = "memlimit"
     INTERRUPTED = "userinterrupt"
     ERROR = "error"
     ABANDONED = "abandoned"
@@ -44,11 +48,16 @@ class SolveStatus(str, enum.Enum):
     @property
     def usable_after(self) -> bool:
         """The sub-solver can solve again (``ABANDONED``: a solve that ignored every stop
-        request was left running, and the sub-solver refuses further solves)."""
+        request was left running, and the sub-solver refuses further solves with
+        :class:`SubSolverAbandonedError`)."""
         return self is not SolveStatus.ABANDONED
 
     def __str__(self) -> str:
         return self.value
+
+
+class SubSolverAbandonedError(LNSError, RuntimeError):
+    """A solve was asked of a sub-solver whose earlier solve was abandoned while still running."""
 
 
 @dataclass

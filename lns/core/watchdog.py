@@ -1,0 +1,188 @@
+"""A time limit that holds whatever the solver does.
+
+A solver can ignore its own time limit and every interrupt: SCIP with a NaN objective
+coefficient loops inside ``SCIPsolve`` forever. A call that never returns cannot be
+stopped from Python, so each solve runs in a worker thread while the calling thread
+waits with a deadline: ``time_limit + grace`` seconds after the start the solver is asked
+to stop (its interrupt hook, sent again every ``grace / 5`` seconds, since a request that
+arrives before the solver listens is lost); if it still runs ``grace`` seconds later, it
+is abandoned. The worker is a daemon thread, so an abandoned solve does not keep the
+process alive, and the object it runs in must not be touched again: the owner checks
+:attr:`Watchdog.abandoned` and refuses further solves.
+
+One worker thread serves every solve of a sub-solver. A thread started per solve costs
+~3 ms per solve (SCIP's first allocations in a new thread), more than a whole sub-solve
+of a small problem; a resident worker costs two thread wake-ups
+(``benchmarks/watchdog_overhead.py`` measures both against a solve in the calling thread).
+"""
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from typing import Callable
+
+from lns.core.subsolver import SubSolverAbandonedError
+
+#: Seconds a solve may run past its limit before it is asked to stop, and then before it is abandoned.
+GRACE_SECONDS = 0.5
+
+
+class _Job:
+    """One call to run in the worker thread; ``done`` is set when it returned or raised."""
+
+    def __init__(self, work: Callable[[], object]):
+        self.work = work
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+    def execute(self) -> None:
+        try:
+            self.work()
+        except BaseException as error:  # handed to the waiting thread, which raises it
+            self.error = error
+        finally:
+            self.work = None  # an ended job keeps nothing alive
+            self.done.set()
+
+
+def _serve(jobs: queue.SimpleQueue) -> None:
+    """The worker thread: run jobs until a ``None`` arrives."""
+    while (job := jobs.get()) is not None:
+        job.execute()
+        del job
+
+
+class Watchdog:
+    """Runs the solves of one sub-solver in a worker thread and waits for each with a deadline.
+
+    Parameters
+    ----------
+    owner : str
+        What runs the solves, for the error raised after an abandoned solve.
+    grace : float
+        Seconds past the time limit before the solve is asked to stop, and again before it
+        is abandoned: a solve returns at most about ``time_limit + 2 * grace`` seconds after
+        it started, and at most about ``grace`` seconds after :meth:`request_stop`.
+
+    Attributes
+    ----------
+    stop_requested : bool
+        :meth:`request_stop` was called since the last :meth:`arm`.
+    timed_out : bool
+        The last solve was stopped by the watchdog at ``time_limit + grace``.
+    abandoned : bool
+        A solve did not return after it was asked to stop; the worker thread still runs it.
+    """
+
+    def __init__(self, owner: str, grace: float = GRACE_SECONDS):
+        if not grace > 0:
+            raise ValueError(f"grace must be > 0 seconds, got {grace!r}")
+        self.owner = owner
+        self.grace = grace
+        self.stop_requested = False
+        self.timed_out = False
+        self.abandoned = False
+        self._lock = threading.Lock()
+        self._interrupt: Callable[[], object] | None = None
+        self._jobs: queue.SimpleQueue | None = None
+        self._thread: threading.Thread | None = None
+
+    def arm(self) -> None:
+        """Start of a solve: refuse if an earlier one was abandoned, forget idle stop requests.
+
+        Raises
+        ------
+        SubSolverAbandonedError
+            An earlier solve was abandoned; its solver is still in use by the worker thread.
+        """
+        if self.abandoned:
+            raise SubSolverAbandonedError(
+                f"{self.owner}: an earlier solve ignored its time limit and every stop request and was "
+                "abandoned while still running; this sub-solver cannot solve again (create a new one)")
+        self.stop_requested = False
+
+    def request_stop(self) -> None:
+        """Ask the solve in progress to stop (thread-safe; a solve that starts later runs normally
+        unless :meth:`arm` was already called for it)."""
+        self.stop_requested = True
+        self._send_interrupt()
+
+    def run(self, work: Callable[[], object], time_limit: float, interrupt: Callable[[], object]) -> bool:
+        """Run ``work()`` in the worker thread and wait for it.
+
+        Parameters
+        ----------
+        work : callable
+            The solve.
+        time_limit : float
+            The solve's own time limit in seconds.
+        interrupt : callable
+            Asks the solver running ``work`` to stop soon; called from other threads.
+
+        Returns
+        -------
+        bool
+            ``True`` when ``work`` returned, ``False`` when it was abandoned.
+
+        Raises
+        ------
+        BaseException
+            What ``work`` raised; a ``KeyboardInterrupt`` while waiting, after the solve was
+            asked to stop and waited for (``grace`` seconds at most).
+        """
+        job = _Job(work)
+        self.timed_out = False
+        with self._lock:
+            self._interrupt = interrupt
+        try:
+            self._worker().put(job)
+            finished = self._wait(job, time.perf_counter() + time_limit + self.grace)
+        except BaseException:
+            self.request_stop()
+            finished = job.done.wait(self.grace)
+            raise
+        finally:
+            self.abandoned = not finished
+            if finished:
+                with self._lock:
+                    self._interrupt = None
+        if job.error is not None:
+            raise job.error
+        return finished
+
+    def close(self) -> None:
+        """End the worker thread once it is idle (a no-op for an abandoned one)."""
+        if self._jobs is not None and not self.abandoned:
+            self._jobs.put(None)
+            self._jobs = self._thread = None
+
+    def _worker(self) -> queue.SimpleQueue:
+        """The job queue of the worker thread, started on first use (and again after a fork)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._jobs = queue.SimpleQueue()
+            self._thread = threading.Thread(target=_serve, args=(self._jobs,), name="lns-subsolver",
+                                            daemon=True)
+            self._thread.start()
+        return self._jobs
+
+    def _wait(self, job: _Job, deadline: float) -> bool:
+        """Wait in short slices (so that the waiting thread sees signals); stop, then give up."""
+        stopping_since = None
+        while not job.done.wait(self.grace / 5):
+            now = time.perf_counter()
+            if stopping_since is None and (self.stop_requested or now >= deadline):
+                self.timed_out = not self.stop_requested
+                stopping_since = now
+            if stopping_since is not None:
+                if now - stopping_since >= self.grace:
+                    return False
+                self._send_interrupt()
+        return True
+
+    def _send_interrupt(self) -> None:
+        with self._lock:
+            if self._interrupt is not None:
+                with contextlib.suppress(Exception):  # the solver may be between stages
+                    self._interrupt()

@@ -19,7 +19,6 @@ import weakref
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
-from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
 from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus
 from lns.core.watchdog import GRACE_SECONDS, Watchdog
@@ -206,25 +205,15 @@ class ScipSubSolver:
 
     def _optimize(self, time_limit: float) -> SolveOutcome:
         """Run SCIP under the watchdog and the interrupt guard; read how it ended."""
-        guard = active_guard()
-        with guard.solving(self) if guard is not None else contextlib.nullcontext():
-            if guard is not None and guard.requested:
-                return SolveOutcome(SolveStatus.INTERRUPTED)
-            began = time.perf_counter()
-            finished = self._watchdog.run(self.model.optimizeNogil, time_limit, self.model.interruptSolve)
-            solve_time = time.perf_counter() - began
+        status, solve_time = self._watchdog.run_guarded(self, self.model.optimizeNogil, time_limit,
+                                                        self.model.interruptSolve)
         self.total_solve_time += solve_time
         found = list(self._recorder.found)
-        if not finished:
-            log.warning("%s: SCIP ignored its time limit of %.2fs and every stop request; the solve was "
+        if status is SolveStatus.ABANDONED:
+            log.warning("%s: SCIP ignored its time limit of %.2fs or a stop request; the solve was "
                         "abandoned after %.2fs", self.problem.name, time_limit, solve_time)
-            return SolveOutcome(SolveStatus.ABANDONED, found, solve_time)
-        if self._watchdog.stop_requested or (guard is not None and guard.requested):
-            status = SolveStatus.INTERRUPTED
-        elif self._watchdog.timed_out:
-            status = SolveStatus.TIME_LIMIT
-        else:
-            status = scip_status(self.model.getStatus())
+            return SolveOutcome(status, found, solve_time)
+        status = status or scip_status(self.model.getStatus())
         dual_bound = self.model.getDualbound() if self.model.getStage() >= 3 else float("nan")
         return SolveOutcome(status, found, solve_time, dual_bound)
 

@@ -6,7 +6,7 @@ stopped from Python, so each solve runs in a worker thread while the calling thr
 waits with a deadline: ``time_limit + grace`` seconds after the start the solver is asked
 to stop (its interrupt hook, sent again every ``grace / 5`` seconds, since a request that
 arrives before the solver listens is lost); if it still runs ``grace`` seconds later, it
-is abandoned. The worker is a daemon thread, so an abandoned solve does not keep the
+is abandoned (as it is when it ignores a stop request for ``patience`` seconds). The worker is a daemon thread, so an abandoned solve does not keep the
 process alive, and the object it runs in must not be touched again: the owner checks
 :attr:`Watchdog.abandoned` and refuses further solves.
 
@@ -23,10 +23,14 @@ import threading
 import time
 from typing import Callable
 
-from lns.core.subsolver import SubSolverAbandonedError
+from lns.core.interrupt import active_guard
+from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
 
 #: Seconds a solve may run past its limit before it is asked to stop, and then before it is abandoned.
 GRACE_SECONDS = 0.5
+#: Seconds a solve may take to honour a stop request before it is abandoned (SCIP checks for one
+#: between LP solves: on air05, Ctrl-C during the root LP took 2.5 s on a loaded machine).
+STOP_PATIENCE_SECONDS = 5.0
 
 
 class _Job:
@@ -64,7 +68,11 @@ class Watchdog:
     grace : float
         Seconds past the time limit before the solve is asked to stop, and again before it
         is abandoned: a solve returns at most about ``time_limit + 2 * grace`` seconds after
-        it started, and at most about ``grace`` seconds after :meth:`request_stop`.
+        it started.
+    patience : float
+        Seconds a solve may take to honour :meth:`request_stop` before it is abandoned (within
+        the same overall bound). A second Ctrl-C (``KeyboardInterrupt`` in the waiting thread)
+        abandons it after ``grace`` seconds.
 
     Attributes
     ----------
@@ -76,11 +84,12 @@ class Watchdog:
         A solve did not return after it was asked to stop; the worker thread still runs it.
     """
 
-    def __init__(self, owner: str, grace: float = GRACE_SECONDS):
+    def __init__(self, owner: str, grace: float = GRACE_SECONDS, patience: float = STOP_PATIENCE_SECONDS):
         if not grace > 0:
             raise ValueError(f"grace must be > 0 seconds, got {grace!r}")
         self.owner = owner
         self.grace = grace
+        self.patience = patience
         self.stop_requested = False
         self.timed_out = False
         self.abandoned = False
@@ -99,8 +108,8 @@ class Watchdog:
         """
         if self.abandoned:
             raise SubSolverAbandonedError(
-                f"{self.owner}: an earlier solve ignored its time limit and every stop request and was "
-                "abandoned while still running; this sub-solver cannot solve again (create a new one)")
+                f"{self.owner}: an earlier solve did not stop when asked and was abandoned while still "
+                "running; this sub-solver cannot solve again (create a new one)")
         self.stop_requested = False
 
     def request_stop(self) -> None:
@@ -138,7 +147,7 @@ class Watchdog:
             self._interrupt = interrupt
         try:
             self._worker().put(job)
-            finished = self._wait(job, time.perf_counter() + time_limit + self.grace)
+            finished = self._wait(job, time_limit)
         except BaseException:
             self.request_stop()
             finished = job.done.wait(self.grace)
@@ -151,6 +160,32 @@ class Watchdog:
         if job.error is not None:
             raise job.error
         return finished
+
+    def run_guarded(self, solver, work: Callable[[], object], time_limit: float,
+                    interrupt: Callable[[], object]) -> tuple[SolveStatus | None, float]:
+        """:meth:`run` with ``solver`` (its ``stop()``) marked as the one Ctrl-C stops.
+
+        Returns
+        -------
+        status : SolveStatus or None
+            ``ABANDONED``; ``INTERRUPTED`` (a stop request or Ctrl-C, also before the start, when
+            ``work`` is not run); ``TIME_LIMIT`` (stopped by the watchdog); ``None``: the solver's
+            own status holds.
+        seconds : float
+            Wall-clock seconds of the solve.
+        """
+        guard = active_guard()
+        with guard.solving(solver) if guard is not None else contextlib.nullcontext():
+            if guard is not None and guard.requested:
+                return SolveStatus.INTERRUPTED, 0.0
+            began = time.perf_counter()
+            finished = self.run(work, time_limit, interrupt)
+            seconds = time.perf_counter() - began
+        if not finished:
+            return SolveStatus.ABANDONED, seconds
+        if self.stop_requested or (guard is not None and guard.requested):
+            return SolveStatus.INTERRUPTED, seconds
+        return (SolveStatus.TIME_LIMIT if self.timed_out else None), seconds
 
     def close(self) -> None:
         """End the worker thread once it is idle (a no-op for an abandoned one)."""
@@ -167,17 +202,20 @@ class Watchdog:
             self._thread.start()
         return self._jobs
 
-    def _wait(self, job: _Job, deadline: float) -> bool:
+    def _wait(self, job: _Job, time_limit: float) -> bool:
         """Wait in short slices (so that the waiting thread sees signals); stop, then give up."""
-        stopping_since = None
+        stop_at = time.perf_counter() + time_limit + self.grace
+        give_up_at = stop_at + self.grace
+        asked_at = None
         while not job.done.wait(self.grace / 5):
             now = time.perf_counter()
-            if stopping_since is None and (self.stop_requested or now >= deadline):
-                self.timed_out = not self.stop_requested
-                stopping_since = now
-            if stopping_since is not None:
-                if now - stopping_since >= self.grace:
-                    return False
+            if asked_at is None and self.stop_requested:
+                asked_at = now
+                give_up_at = min(give_up_at, now + self.patience)
+            self.timed_out |= now >= stop_at and asked_at is None
+            if now >= give_up_at:
+                return False
+            if self.timed_out or asked_at is not None:
                 self._send_interrupt()
         return True
 

@@ -20,7 +20,7 @@ import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
 from lns.core.problem import Problem
-from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus
+from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, fixed_indices
 from lns.core.watchdog import GRACE_SECONDS, Watchdog
 
 log = logging.getLogger("lns")
@@ -145,13 +145,8 @@ class ScipSubSolver:
 
         See :meth:`lns.core.subsolver.SubSolver.solve`. ``time_limit`` is clipped at 0.01
         from below; ``seed`` is SCIP's ``randomization/randomseedshift``.
-
-        Raises
-        ------
-        SubSolverAbandonedError
-            An earlier solve was abandoned (status ``ABANDONED``).
         """
-        fixed = _fixed_indices(fixed, start)
+        fixed = fixed_indices(fixed, start)
         self._watchdog.arm()
         time_limit = min(1e20, max(0.01, float(time_limit)))
         self.model.freeTransform()
@@ -245,11 +240,3 @@ class ScipSubSolver:
         for j in np.flatnonzero(start).tolist():
             self.model.setSolVal(sol, self.variables[j], float(start[j]))
         self.model.addSol(sol, free=True)
-
-
-def _fixed_indices(fixed: np.ndarray | None, start: np.ndarray | None) -> np.ndarray:
-    """``fixed`` as an index array (empty if omitted); fixing needs a start to fix at."""
-    fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
-    if len(fixed) and start is None:
-        raise ValueError("fixing variables needs a start solution to fix them at")
-    return fixed

@@ -149,7 +149,19 @@ class SubSolver(Protocol):
             Stop after this many branch-and-bound nodes (-1: no limit), for runs that repeat
             exactly; a solver without nodes maps it to its own deterministic work limit.
         on_found : callable, optional
-            Called with each :class:`FoundSolution` as it is found, so that progress shows live.
+            Called with each :class:`FoundSolution` as it is found, so that progress shows live
+            (from the thread that runs the solver).
+
+        Returns
+        -------
+        SolveOutcome
+            Also when the solve was stopped; ``ABANDONED`` when it ignored its time limit (by
+            more than about a second) or a stop request, and was left running.
+
+        Raises
+        ------
+        SubSolverAbandonedError
+            An earlier solve was abandoned: the solver's model is still in use by it.
         """
         ...
 
@@ -161,6 +173,20 @@ class SubSolver(Protocol):
         """A block of solves of one run: state that speeds up the next solve (fixings, a model)
         may stay between them, and is undone when the block ends, also after an exception."""
         ...
+
+
+def fixed_indices(fixed: np.ndarray | None, start: np.ndarray | None) -> np.ndarray:
+    """``fixed`` of :meth:`SubSolver.solve` as an index array (empty if omitted).
+
+    Raises
+    ------
+    ValueError
+        Variables to fix but no ``start`` to fix them at.
+    """
+    fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
+    if len(fixed) and start is None:
+        raise ValueError("fixing variables needs a start solution to fix them at")
+    return fixed
 
 
 @contextlib.contextmanager

@@ -43,7 +43,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instance", default="p0201", help="a bundled instance (file stem)")
     parser.add_argument("--solves", type=int, default=200)
-    parser.add_argument("--fixed", type=float, default=0.9, help="fraction of integer variables fixed")
+    parser.add_argument("--fixed", type=float, default=0.9, help="fraction of integers fixed")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     path = next(p for p in sorted(BUNDLED_DIR.glob(f"{args.instance}.*")) if p.suffix != ".solu")
@@ -68,7 +68,8 @@ def main(argv=None) -> None:
     base = np.array(times["inline"])
     print(f"{args.instance}, {args.solves} solves x {args.repeats}, {n_fixed} of "
           f"{len(problem.integer_indices)} integer variables fixed")
-    print("| way | mean (ms) | median (ms) | mean / inline | median / inline |\n|---|---|---|---|---|")
+    print("| way | mean (ms) | median (ms) | mean / inline | median / inline |")
+    print("|---|---|---|---|---|")
     for name, values in times.items():
         values = np.array(values)
         print(f"| {name} | {values.mean() * 1e3:.3f} | {np.median(values) * 1e3:.3f} | "

@@ -25,7 +25,7 @@ P0201_OPTIMUM = 7615.0
 
 
 def general_integers() -> Problem:
-    """max 5a + 4b + 3c s.t. 2a + 3b + c <= 5, 4a + b + 2c <= 11, 3a + 4b + 2c <= 8, a, b, c in {0..5}.
+    """max 5a + 4b + 3c s.t. 2a + 3b + c <= 5, 4a + b + 2c <= 11, 3a + 4b + 2c <= 8; a, b, c <= 5.
 
     Optimum 13 at (2, 0, 1) (the classic LP example of Chvátal, integral at its LP optimum).
     """
@@ -66,13 +66,14 @@ def test_whole_problem_solves_to_its_optimum(make, build, optimum):
 
 def test_p0201_solves_to_its_optimum(make, p0201):
     outcome = make(p0201).solve(time_limit=60, seed=0)
-    assert outcome.status is SolveStatus.OPTIMAL and outcome.best.objective == pytest.approx(P0201_OPTIMUM)
+    assert outcome.status is SolveStatus.OPTIMAL
+    assert outcome.best.objective == pytest.approx(P0201_OPTIMUM)
 
 
 def test_everything_fixed_at_a_start_reports_nothing_and_is_proven(make, p0201, p0201_start):
     reported = []
-    outcome = make(p0201).solve(time_limit=10, seed=0, fixed=p0201.integer_indices, start=p0201_start,
-                                on_found=reported.append)
+    outcome = make(p0201).solve(time_limit=10, seed=0, fixed=p0201.integer_indices,
+                                start=p0201_start, on_found=reported.append)
     assert outcome.found == [] and reported == []
     assert outcome.status is SolveStatus.OPTIMAL and outcome.status.proven
 
@@ -83,7 +84,7 @@ def test_only_strictly_better_solutions_are_reported(make, p0201, p0201_start):
     outcome = make(p0201).solve(time_limit=60, seed=0, start=p0201_start, on_found=reported.append)
     assert reported and reported == outcome.found
     objectives = [start_objective] + [found.objective for found in reported]
-    assert all(later < earlier for earlier, later in zip(objectives, objectives[1:]))  # minimisation
+    assert all(later < earlier for earlier, later in zip(objectives, objectives[1:]))  # a minimum
     assert all(p0201.check(found.x).feasible for found in reported)
     assert outcome.best.objective == pytest.approx(P0201_OPTIMUM)
 
@@ -166,7 +167,7 @@ def test_a_solve_that_never_returns_is_abandoned(make, p0201):
     elapsed = time.perf_counter() - began
     release.set()  # let the worker thread finish: no thread is left busy
     assert outcome.status is SolveStatus.ABANDONED and not outcome.status.usable_after
-    assert len(outcome.found) == 1 and p0201.check(outcome.best.x).feasible  # what was found survives
+    assert len(outcome.found) == 1 and p0201.check(outcome.best.x).feasible  # what was found stays
     assert elapsed < 0.5 + 2 * 0.2 + 1.0
     with pytest.raises(SubSolverAbandonedError, match="abandoned"):
         solver.solve(time_limit=1, seed=0)
@@ -177,10 +178,10 @@ import time
 import numpy as np, scipy.sparse as sp
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
-problem = Problem(name="nan", var_names=("x", "y"), var_types=np.array(["I", "I"]), lower=np.zeros(2),
-                  upper=np.full(2, 10.0), objective=np.array([np.nan, -1.0]), objective_offset=0.0,
-                  sense="minimize", matrix=sp.csr_matrix(np.ones((1, 2))), row_lower=np.array([-np.inf]),
-                  row_upper=np.array([5.0]), row_names=("c",))
+problem = Problem(name="nan", var_names=("x", "y"), var_types=np.array(["I", "I"]),
+                  lower=np.zeros(2), upper=np.full(2, 10.0), objective=np.array([np.nan, -1.0]),
+                  objective_offset=0.0, sense="minimize", matrix=sp.csr_matrix(np.ones((1, 2))),
+                  row_lower=np.array([-np.inf]), row_upper=np.array([5.0]), row_names=("c",))
 began = time.perf_counter()
 outcome = ScipSubSolver(problem, grace=0.3).solve(time_limit=1.0, seed=0)
 print(outcome.status, time.perf_counter() - began)
@@ -190,7 +191,8 @@ print(outcome.status, time.perf_counter() - began)
 def test_the_nan_objective_hang_of_scip_ends_at_the_time_limit():
     """SCIP loops forever on a NaN objective coefficient (issue 13); run in a child process, so
     that the abandoned thread, which burns a core, ends with it."""
-    run = subprocess.run([sys.executable, "-c", NAN_OBJECTIVE], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([sys.executable, "-c", NAN_OBJECTIVE], capture_output=True, text=True,
+                         timeout=60)
     assert run.returncode == 0, run.stderr
     status, elapsed = run.stdout.split()
     assert status == "abandoned" and float(elapsed) < 1.0 + 2 * 0.3 + 0.5
@@ -201,7 +203,7 @@ def test_every_scip_status_word_has_a_member():
     assert scip_status("stallnodelimit") is SolveStatus.NODE_LIMIT
     assert scip_status("memlimit") is SolveStatus.MEMORY_LIMIT
     assert scip_status("something new") is SolveStatus.OTHER
-    assert {status.value for status in SCIP_STATUS.values()} <= {status.value for status in SolveStatus}
+    assert set(SCIP_STATUS.values()) <= set(SolveStatus)
 
 
 def test_cpsat_refuses_a_problem_with_continuous_variables():

@@ -26,18 +26,16 @@ L. Perron, F. Didier. CP-SAT, OR-Tools (https://developers.google.com/optimizati
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import time
-import weakref
 
 import numpy as np
 
 from lns.core.cpsat_model import build_cpsat_model
 from lns.core.problem import Problem
 from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, fixed_indices
-from lns.core.watchdog import GRACE_SECONDS, Watchdog
+from lns.core.watchdog import GRACE_SECONDS, WatchedSubSolver
 
 log = logging.getLogger("lns")
 
@@ -88,8 +86,8 @@ def _reporter_class():
     return Reporter
 
 
-class CpSatSubSolver:
-    """A CP-SAT model of a pure-integer ``problem``, built once and re-solved with different fixings.
+class CpSatSubSolver(WatchedSubSolver):
+    """A CP-SAT model of a pure-integer ``problem``, built once, re-solved with different fixings.
 
     Parameters
     ----------
@@ -125,6 +123,7 @@ class CpSatSubSolver:
                  max_scale_exponent: int = 6, grace: float = GRACE_SECONDS):
         if num_workers < 1:
             raise ValueError(f"num_workers must be >= 1, got {num_workers}")
+        super().__init__(f"the CP-SAT sub-solver of {problem.name}", grace)
         self.problem = problem
         self.built = build_cpsat_model(problem, max_scale_exponent)
         self._proto = self.built.model.proto
@@ -137,11 +136,7 @@ class CpSatSubSolver:
         self._objective_coeffs = np.array(list(objective.coeffs), dtype=np.int64)
         c, vs = self._objective_coeffs, self._objective_vars
         self._objective_floor = int(np.minimum(c * self._lower[vs], c * self._upper[vs]).sum())
-        self._keep_fixings = False
         self.total_solve_time = 0.0
-        self._solver = None
-        self._watchdog = Watchdog(f"the CP-SAT sub-solver of {problem.name}", grace)
-        weakref.finalize(self, self._watchdog.close).atexit = False
 
     def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
               start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
@@ -159,27 +154,15 @@ class CpSatSubSolver:
         try:
             self._fix(fixed, start_int)
             if start_int is not None and not self._restrict_to_better(start_int):
-                return SolveOutcome(SolveStatus.OPTIMAL, dual_bound=self.problem.objective_value(start))
+                best = self.problem.objective_value(start)
+                return SolveOutcome(SolveStatus.OPTIMAL, dual_bound=best)
             return self._search(time_limit, seed, start, solution_limit, node_limit, on_found)
         finally:
             if not self._watchdog.abandoned:
                 self._reset()
 
-    def stop(self) -> None:
-        """Ask the solve in progress to end soon (thread-safe; a no-op when idle)."""
-        self._watchdog.request_stop()
-
-    @contextlib.contextmanager
-    def session(self):
-        """Within the block, each solve leaves its fixings in the model for the next one, which
-        then changes only the domains that differ; the end of the block restores them all."""
-        self._keep_fixings = True
-        try:
-            yield self
-        finally:
-            self._keep_fixings = False
-            if not self._watchdog.abandoned:
-                self._set_domains(self._lower, self._upper)
+    def _restore(self) -> None:
+        self._set_domains(self._lower, self._upper)
 
     def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
         lower, upper = self._lower.copy(), self._upper.copy()
@@ -224,13 +207,15 @@ class CpSatSubSolver:
         self.total_solve_time += solve_time
         if status is SolveStatus.ABANDONED:
             reporter.on_found = None
-            log.warning("%s: CP-SAT ignored its time limit of %.2fs or a stop request; the solve was "
-                        "abandoned after %.2fs", self.problem.name, time_limit, solve_time)
+            log.warning("%s: CP-SAT ignored its time limit of %.2fs or a stop request; the "
+                        "solve was abandoned after %.2fs", self.problem.name, time_limit,
+                        solve_time)
             return SolveOutcome(status, list(reporter.found), solve_time)
         code = ended.get("code")  # none if Ctrl-C came before the start
         if status is None:
             status = self._status(code, solver, reporter, start, node_limit)
-        return SolveOutcome(status, list(reporter.found), solve_time, self._dual_bound(code, solver, best))
+        dual_bound = self._dual_bound(code, solver, best)
+        return SolveOutcome(status, list(reporter.found), solve_time, dual_bound)
 
     def _new_solver(self, time_limit: float, seed: int, node_limit: int):
         from ortools.sat.python import cp_model
@@ -252,11 +237,13 @@ class CpSatSubSolver:
             feasible_start = start is not None and self.problem.check(start).feasible
             return SolveStatus.OPTIMAL if feasible_start else SolveStatus.INFEASIBLE
         if code == cp_model.MODEL_INVALID:
-            log.warning("%s: CP-SAT rejects the model (%s)", self.problem.name, self.built.model.validate())
+            log.warning("%s: CP-SAT rejects the model (%s)", self.problem.name,
+                        self.built.model.validate())
             return SolveStatus.ERROR
         if reporter.limit_hit:
             return SolveStatus.SOLUTION_LIMIT
-        if node_limit >= 0 and solver.deterministic_time >= solver.parameters.max_deterministic_time:
+        limit = solver.parameters.max_deterministic_time
+        if node_limit >= 0 and solver.deterministic_time >= limit:
             return SolveStatus.NODE_LIMIT
         return SolveStatus.TIME_LIMIT
 
@@ -268,7 +255,8 @@ class CpSatSubSolver:
         if code == cp_model.INFEASIBLE and best is not None:
             return best
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return solver.best_objective_bound / self.built.objective_scale + self.problem.objective_offset
+            bound = solver.best_objective_bound / self.built.objective_scale
+            return bound + self.problem.objective_offset
         return float("nan")
 
     def _reset(self) -> None:
@@ -291,5 +279,6 @@ def _parameters(num_workers: int, params: dict):
         try:
             setattr(parameters, name, value)
         except (AttributeError, TypeError, ValueError) as error:
-            raise ValueError(f"CP-SAT parameter {name}={value!r}: {str(error).splitlines()[0]}") from None
+            reason = str(error).splitlines()[0]
+            raise ValueError(f"CP-SAT parameter {name}={value!r}: {reason}") from None
     return parameters

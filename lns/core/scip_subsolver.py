@@ -11,17 +11,15 @@ ignores its time limit is stopped, or abandoned, about a second after it.
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
-import weakref
 
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
 from lns.core.problem import Problem
 from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, fixed_indices
-from lns.core.watchdog import GRACE_SECONDS, Watchdog
+from lns.core.watchdog import GRACE_SECONDS, WatchedSubSolver
 
 log = logging.getLogger("lns")
 
@@ -80,7 +78,7 @@ class _SolutionRecorder(Eventhdlr):
             on_found(found)
 
 
-class ScipSubSolver:
+class ScipSubSolver(WatchedSubSolver):
     """A SCIP model of ``problem``, built once and re-solved with different fixings.
 
     Parameters
@@ -114,29 +112,28 @@ class ScipSubSolver:
 
     def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None,
                  grace: float = GRACE_SECONDS):
+        super().__init__(f"the SCIP sub-solver of {problem.name}", grace)
         self.problem = problem
         self.model = model if model is not None else problem.to_scip()
         self.model.hideOutput()
         self.variables = self.model.getVars()
         if [v.name for v in self.variables] != list(problem.var_names):
-            raise ValueError(f"the SCIP model of {problem.name} does not list the problem's variables in order")
+            raise ValueError(f"the SCIP model of {problem.name} does not list the problem's "
+                             "variables in order")
         self._lower = np.array([v.getLbOriginal() for v in self.variables])
         self._upper = np.array([v.getUbOriginal() for v in self.variables])
         self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
-        self._keep_fixings = False
         self.model.setIntParam("parallel/maxnthreads", threads)
         self.model.setBoolParam("misc/catchctrlc", False)  # lns.core.interrupt handles Ctrl-C
-        # Each solve starts fresh: SCIP would otherwise carry the last solve's solutions into the next one.
+        # Each solve starts fresh: SCIP would otherwise carry a solve's solutions into the next.
         self.model.setBoolParam("misc/transsolsorig", False)
         for name, value in (params or {}).items():
             self.model.setParam(name, value)
         self.total_solve_time = 0.0
         self.total_reset_time = 0.0
         self._recorder = _SolutionRecorder(problem, self.variables)
-        self.model.includeEventhdlr(self._recorder, "lns_recorder", "records every new best solution")
+        self.model.includeEventhdlr(self._recorder, "lns_recorder", "records new best solutions")
         self._recorder.model = None
-        self._watchdog = Watchdog(f"the SCIP sub-solver of {problem.name}", grace)
-        weakref.finalize(self, self._watchdog.close).atexit = False
 
     def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
               start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
@@ -164,28 +161,12 @@ class ScipSubSolver:
                 self._reset()
                 recorder.model = None
 
-    def stop(self) -> None:
-        """Ask the solve in progress to end soon (thread-safe; a no-op when idle)."""
-        self._watchdog.request_stop()
+    def _restore(self) -> None:
+        self.model.freeTransform()
+        self._set_bounds(self._lower, self._upper)
 
-    @contextlib.contextmanager
-    def session(self):
-        """Within the block, each solve leaves its fixings in the model for the next one.
-
-        The next :meth:`solve` then changes only the bounds that differ (consecutive LNS
-        neighborhoods overlap, so that is a fraction of the fixed variables), and the end of the
-        block restores every original bound, also after an exception.
-        """
-        self._keep_fixings = True
-        try:
-            yield self
-        finally:
-            self._keep_fixings = False
-            if not self._watchdog.abandoned:
-                self.model.freeTransform()
-                self._set_bounds(self._lower, self._upper)
-
-    def _configure(self, time_limit: float, seed: int, solution_limit: int, node_limit: int) -> None:
+    def _configure(self, time_limit: float, seed: int, solution_limit: int,
+                   node_limit: int) -> None:
         model = self.model
         model.setRealParam("limits/time", time_limit)
         model.setIntParam("limits/solutions", solution_limit)
@@ -221,7 +202,7 @@ class ScipSubSolver:
             self._set_bounds(self._lower, self._upper)
 
     def _set_bounds(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Give the model these bounds, calling SCIP only for those that differ from its current ones.
+        """Give the model these bounds, calling SCIP only for those that differ from the current.
 
         Bounds are widened before they are tightened, so that ``lb <= ub`` holds after every call.
         """

@@ -6,9 +6,10 @@ stopped from Python, so each solve runs in a worker thread while the calling thr
 waits with a deadline: ``time_limit + grace`` seconds after the start the solver is asked
 to stop (its interrupt hook, sent again every ``grace / 5`` seconds, since a request that
 arrives before the solver listens is lost); if it still runs ``grace`` seconds later, it
-is abandoned (as it is when it ignores a stop request for ``patience`` seconds). The worker is a daemon thread, so an abandoned solve does not keep the
-process alive, and the object it runs in must not be touched again: the owner checks
-:attr:`Watchdog.abandoned` and refuses further solves.
+is abandoned (as it is when it ignores a stop request for ``patience`` seconds). The
+worker is a daemon thread, so an abandoned solve does not keep the process alive, and the
+object it runs in must not be touched again: the owner checks :attr:`Watchdog.abandoned`
+and refuses further solves.
 
 One worker thread serves every solve of a sub-solver. A thread started per solve costs
 ~3 ms per solve (SCIP's first allocations in a new thread), more than a whole sub-solve
@@ -21,12 +22,13 @@ import contextlib
 import queue
 import threading
 import time
+import weakref
 from typing import Callable
 
 from lns.core.interrupt import active_guard
 from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
 
-#: Seconds a solve may run past its limit before it is asked to stop, and then before it is abandoned.
+#: Seconds a solve may run past its limit before it is asked to stop, then before it is abandoned.
 GRACE_SECONDS = 0.5
 #: Seconds a solve may take to honour a stop request before it is abandoned (SCIP checks for one
 #: between LP solves: on air05, Ctrl-C during the root LP took 2.5 s on a loaded machine).
@@ -84,7 +86,8 @@ class Watchdog:
         A solve did not return after it was asked to stop; the worker thread still runs it.
     """
 
-    def __init__(self, owner: str, grace: float = GRACE_SECONDS, patience: float = STOP_PATIENCE_SECONDS):
+    def __init__(self, owner: str, grace: float = GRACE_SECONDS,
+                 patience: float = STOP_PATIENCE_SECONDS):
         if not grace > 0:
             raise ValueError(f"grace must be > 0 seconds, got {grace!r}")
         self.owner = owner
@@ -108,8 +111,8 @@ class Watchdog:
         """
         if self.abandoned:
             raise SubSolverAbandonedError(
-                f"{self.owner}: an earlier solve did not stop when asked and was abandoned while still "
-                "running; this sub-solver cannot solve again (create a new one)")
+                f"{self.owner}: an earlier solve did not stop when asked and was abandoned while "
+                "still running; this sub-solver cannot solve again (create a new one)")
         self.stop_requested = False
 
     def request_stop(self) -> None:
@@ -118,7 +121,8 @@ class Watchdog:
         self.stop_requested = True
         self._send_interrupt()
 
-    def run(self, work: Callable[[], object], time_limit: float, interrupt: Callable[[], object]) -> bool:
+    def run(self, work: Callable[[], object], time_limit: float,
+            interrupt: Callable[[], object]) -> bool:
         """Run ``work()`` in the worker thread and wait for it.
 
         Parameters
@@ -224,3 +228,40 @@ class Watchdog:
             if self._interrupt is not None:
                 with contextlib.suppress(Exception):  # the solver may be between stages
                     self._interrupt()
+
+
+class WatchedSubSolver:
+    """What the sub-solvers share: a watchdog, :meth:`stop` and :meth:`session`.
+
+    A subclass calls ``super().__init__`` and implements :meth:`_restore`, and its ``solve``
+    leaves its fixings in the model while :attr:`_keep_fixings` is true.
+    """
+
+    def __init__(self, owner: str, grace: float):
+        self._keep_fixings = False
+        self._watchdog = Watchdog(owner, grace)
+        weakref.finalize(self, self._watchdog.close).atexit = False
+
+    def stop(self) -> None:
+        """Ask the solve in progress to end soon (thread-safe; a no-op when idle)."""
+        self._watchdog.request_stop()
+
+    @contextlib.contextmanager
+    def session(self):
+        """Within the block, each solve leaves its fixings in the model for the next one.
+
+        The next solve then changes only the bounds that differ (consecutive LNS neighborhoods
+        overlap, so that is a fraction of the fixed variables), and the end of the block
+        restores every original bound, also after an exception.
+        """
+        self._keep_fixings = True
+        try:
+            yield self
+        finally:
+            self._keep_fixings = False
+            if not self._watchdog.abandoned:
+                self._restore()
+
+    def _restore(self) -> None:
+        """Give the model its original bounds back."""
+        raise NotImplementedError

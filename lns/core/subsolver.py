@@ -5,7 +5,9 @@ again with a different set of integer variables fixed at the incumbent's values.
 (:class:`lns.core.scip_subsolver.ScipSubSolver`) solves any MILP; CP-SAT
 (:class:`lns.core.cpsat_subsolver.CpSatSubSolver`) pure-integer problems. The loop
 (:mod:`lns.core.loop`), the interrupt guard (:mod:`lns.core.interrupt`) and the tests'
-fake sub-solver know nothing else of them than what is written here.
+fake sub-solver know nothing else of them than what is written here. Both run each solve
+under a watchdog (:mod:`lns.core.watchdog`): a solve returns at most about a second after
+its time limit, whatever the solver does (``ABANDONED`` when it had to be left running).
 """
 from __future__ import annotations
 

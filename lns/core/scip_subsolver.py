@@ -150,9 +150,11 @@ class ScipSubSolver(WatchedSubSolver):
         self.model.freeTransform()
         recorder = self._recorder
         recorder.model, recorder.found, recorder.on_found = self.model, [], on_found
+        def prepare():
+            self._prepare(time_limit, seed, solution_limit, node_limit, fixed, start)
+
         try:
-            return self._optimize(time_limit, lambda: self._prepare(time_limit, seed, solution_limit,
-                                                                     node_limit, fixed, start))
+            return self._optimize(time_limit, prepare)
         finally:
             recorder.on_found = None  # an abandoned solve must not reach the caller any more
             if not self._watchdog.abandoned:

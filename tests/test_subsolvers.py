@@ -117,6 +117,11 @@ def test_fixings_hint_and_cutoff_are_undone_after_solve_and_session(make):
     assert whole() == 23.0
 
 
+def test_a_solution_limit_stops_after_that_many_solutions(make, p0201):
+    outcome = make(p0201).solve(time_limit=60, seed=0, solution_limit=1)
+    assert outcome.status is SolveStatus.SOLUTION_LIMIT and len(outcome.found) == 1
+
+
 def test_same_seed_and_node_limit_repeat_exactly(make, p0201, p0201_start):
     rng = np.random.default_rng(1)
     fixed = np.sort(rng.choice(p0201.integer_indices, 100, replace=False))

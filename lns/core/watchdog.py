@@ -14,9 +14,9 @@ and refuses further solves.
 One resident worker thread serves every solve of a sub-solver (a thread per solve costs
 more: SCIP's allocations start cold in each new thread), and the waiting thread sleeps on
 a bare lock (one wake-up). What remains is two thread wake-ups per solve: on 200 sub-solves
-of p0201 with 90% of its variables fixed (about 1.3 ms each), the median solve took 1.16
-times as long as in the calling thread, the mean 2.0 times on a machine loaded with four
-runnable processes per core, where each wake-up waits for a core
+of p0201 with 90% of its variables fixed (about 1.3 ms each), the median solve took 1.05 to
+1.11 times as long as in the calling thread, the mean 1.3 to 1.7 times, on a shared
+machine with 2.5 runnable processes per core, where a wake-up may wait for a core
 (``benchmarks/watchdog_overhead.py`` measures it).
 """
 from __future__ import annotations

@@ -100,7 +100,7 @@ def test_kept_fixings_change_only_what_differs_and_are_restored():
     original = _bounds(kept)
     start = fresh.solve(time_limit=10, seed=0, solution_limit=1).best.x
     rng = np.random.default_rng(0)
-    with kept.keeping_fixings():
+    with kept.session():
         for _ in range(5):
             fixed = np.sort(rng.choice(problem.integer_indices, 150, replace=False))
             a = fresh.solve(time_limit=10, seed=1, fixed=fixed, start=start)
@@ -117,7 +117,7 @@ def test_kept_fixings_are_restored_after_an_error():
     solver = ScipSubSolver(problem)
     original = _bounds(solver)
     start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
-    with pytest.raises(RuntimeError), solver.keeping_fixings():
+    with pytest.raises(RuntimeError), solver.session():
         solver.solve(time_limit=10, seed=0, fixed=problem.integer_indices[:100], start=start)
         raise RuntimeError
     assert _bounds(solver) == original

@@ -5,26 +5,56 @@ One :class:`ScipSubSolver` holds one SCIP model for a whole run. Each call to
 incumbent values, hands SCIP the incumbent as a start (so SCIP only accepts
 strictly better solutions: the objective cutoff), solves, and restores the
 original bounds in ``finally``. The same object solves the whole problem for
-the initial solution and the plain-SCIP baseline.
+the initial solution and the plain-SCIP baseline. SCIP runs in the worker thread of
+a :class:`lns.core.watchdog.Watchdog`, with the GIL released, so that a solve that
+ignores its time limit is stopped, or abandoned, about a second after it.
 """
 from __future__ import annotations
 
-import contextlib
+import logging
 import time
 
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
-from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
-from lns.core.subsolver import FoundSolution, SolveOutcome
+from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, fixed_indices
+from lns.core.watchdog import GRACE_SECONDS, WatchedSubSolver
+
+log = logging.getLogger("lns")
+
+#: Every status word of ``pyscipopt.Model.getStatus`` (PySCIPOpt 6); others read as ``OTHER``.
+SCIP_STATUS = {
+    "optimal": SolveStatus.OPTIMAL, "infeasible": SolveStatus.INFEASIBLE,
+    "unbounded": SolveStatus.UNBOUNDED, "inforunbd": SolveStatus.INFEASIBLE_OR_UNBOUNDED,
+    "timelimit": SolveStatus.TIME_LIMIT, "nodelimit": SolveStatus.NODE_LIMIT,
+    "totalnodelimit": SolveStatus.NODE_LIMIT, "stallnodelimit": SolveStatus.NODE_LIMIT,
+    "sollimit": SolveStatus.SOLUTION_LIMIT, "bestsollimit": SolveStatus.SOLUTION_LIMIT,
+    "gaplimit": SolveStatus.GAP_LIMIT, "memlimit": SolveStatus.MEMORY_LIMIT,
+    "userinterrupt": SolveStatus.INTERRUPTED, "restartlimit": SolveStatus.OTHER,
+    "primallimit": SolveStatus.OTHER, "duallimit": SolveStatus.OTHER, "unknown": SolveStatus.OTHER,
+}
+
+
+def scip_status(word: str) -> SolveStatus:
+    """The :class:`SolveStatus` of a SCIP status word (``OTHER`` for a word it does not know)."""
+    return SCIP_STATUS.get(word, SolveStatus.OTHER)
+
 
 class _SolutionRecorder(Eventhdlr):
-    """Captures every new best solution with the time SCIP found it."""
+    """Captures every new best solution with the time SCIP found it.
 
-    def __init__(self, solver: "ScipSubSolver"):
+    A pyscipopt ``Model`` and a Python event handler included in it refer to each other. When
+    the cyclic garbage collector frees such a pair it may free the handler first, and
+    ``SCIPfree`` then calls the freed handler (a segmentation fault, seen at interpreter exit).
+    So the handler refers to its model only during a solve (:attr:`model` is ``None`` between
+    solves), and the model is freed by reference counting, while the handler is still alive.
+    """
+
+    def __init__(self, problem: Problem, variables: list):
         super().__init__()
-        self.solver = solver
+        self.problem = problem
+        self.variables = variables
         self.found: list = []
         self.on_found = None
 
@@ -39,15 +69,16 @@ class _SolutionRecorder(Eventhdlr):
         sol = self.model.getBestSol()
         if sol.getOrigin() == 3:  # SCIP_SOLORIGIN_ORIGINAL: the start solution we handed in
             return
-        x = np.array([self.model.getSolVal(sol, v) for v in self.solver.variables], dtype=float)
-        x = self.solver.problem.round_integers(x)
-        found = FoundSolution(now, self.solver.problem.objective_value(x), x)
+        x = np.array([self.model.getSolVal(sol, v) for v in self.variables], dtype=float)
+        x = self.problem.round_integers(x)
+        found = FoundSolution(now, self.problem.objective_value(x), x)
         self.found.append(found)
-        if self.on_found is not None:
-            self.on_found(found)
+        on_found = self.on_found
+        if on_found is not None:
+            on_found(found)
 
 
-class ScipSubSolver:
+class ScipSubSolver(WatchedSubSolver):
     """A SCIP model of ``problem``, built once and re-solved with different fixings.
 
     Parameters
@@ -55,16 +86,20 @@ class ScipSubSolver:
     problem : Problem
         The problem; the model's variables are in the same order.
     params : dict, optional
-        SCIP parameters set once (e.g. ``{"heuristics/emphasis": ...}`` is not a parameter;
-        use names like ``"presolving/maxrounds"``).
+        SCIP parameters set once (e.g. ``{"presolving/maxrounds": 0}``).
     threads : int
         SCIP's ``parallel/maxnthreads`` (1: sequential, as the LNS loop expects).
     model : pyscipopt.Model, optional
         A model of ``problem`` to use instead of building one (its variables must be in the
         problem's order).
+    grace : float
+        Seconds the watchdog allows past a time limit before it stops the solve, and again
+        before it abandons it (:class:`lns.core.watchdog.Watchdog`).
 
     Attributes
     ----------
+    name : str
+        ``"scip"``.
     total_solve_time : float
         Seconds spent inside SCIP's ``optimize()`` over all solves so far.
     total_reset_time : float
@@ -75,114 +110,132 @@ class ScipSubSolver:
 
     name = "scip"
 
-    def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None):
+    def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None,
+                 grace: float = GRACE_SECONDS):
+        super().__init__(f"the SCIP sub-solver of {problem.name}", grace)
         self.problem = problem
         self.model = model if model is not None else problem.to_scip()
         self.model.hideOutput()
         self.variables = self.model.getVars()
         if [v.name for v in self.variables] != list(problem.var_names):
-            raise ValueError(f"the SCIP model of {problem.name} does not list the problem's variables in order")
+            raise ValueError(f"the SCIP model of {problem.name} does not list the problem's "
+                             "variables in order")
         self._lower = np.array([v.getLbOriginal() for v in self.variables])
         self._upper = np.array([v.getUbOriginal() for v in self.variables])
         self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
-        self._keep_fixings = False
         self.model.setIntParam("parallel/maxnthreads", threads)
         self.model.setBoolParam("misc/catchctrlc", False)  # lns.core.interrupt handles Ctrl-C
-        # Each solve starts fresh: SCIP would otherwise carry the last solve's solutions into the next one.
+        # Each solve starts fresh: SCIP would otherwise carry a solve's solutions into the next.
         self.model.setBoolParam("misc/transsolsorig", False)
         for name, value in (params or {}).items():
             self.model.setParam(name, value)
         self.total_solve_time = 0.0
         self.total_reset_time = 0.0
-        self._recorder = _SolutionRecorder(self)
-        self.model.includeEventhdlr(self._recorder, "lns_recorder", "records every new best solution")
+        self._recorder = _SolutionRecorder(problem, self.variables)
+        self.model.includeEventhdlr(self._recorder, "lns_recorder", "records new best solutions")
+        self._recorder.model = None
+        self._optimizing = False
 
     def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
               start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
               on_found=None) -> SolveOutcome:
         """Solve with ``fixed`` variables held at their ``start`` values.
 
-        Parameters
-        ----------
-        time_limit : float
-            Seconds for SCIP (clipped at 0.01 from below).
-        seed : int
-            SCIP's ``randomization/randomseedshift`` for this solve.
-        fixed : numpy.ndarray of int, optional
-            Indices of the variables fixed at ``start``; none if omitted.
-        start : numpy.ndarray, optional
-            A feasible solution handed to SCIP as a start. Required when ``fixed`` is given.
-            SCIP then only reports strictly better solutions.
-        solution_limit : int
-            Stop after this many solutions were found (-1: no limit).
-        node_limit : int
-            Stop after this many branch-and-bound nodes (-1: no limit), for runs that repeat exactly.
-        on_found : callable, optional
-            Called with each :class:`FoundSolution` as SCIP finds it, so that progress shows live.
+        See :meth:`lns.core.subsolver.SubSolver.solve`. ``time_limit`` is clipped at 0.01
+        from below; ``seed`` is SCIP's ``randomization/randomseedshift``.
+        """
+        fixed = fixed_indices(fixed, start)
+        self._watchdog.arm()
+        time_limit = min(1e20, max(0.01, float(time_limit)))
+        self.model.freeTransform()
+        recorder = self._recorder
+        recorder.model, recorder.found, recorder.on_found = self.model, [], on_found
+        def prepare():
+            self._prepare(time_limit, seed, solution_limit, node_limit, fixed, start)
+
+        try:
+            return self._optimize(time_limit, prepare)
+        finally:
+            recorder.on_found = None  # an abandoned solve must not reach the caller any more
+            if not self._watchdog.abandoned:
+                self._reset()
+                recorder.model = None
+
+    def _restore(self) -> None:
+        self.model.freeTransform()
+        self._set_bounds(self._lower, self._upper)
+
+    def _prepare(self, time_limit: float, seed: int, solution_limit: int, node_limit: int,
+                 fixed: np.ndarray, start: np.ndarray | None) -> None:
+        """Limits, seed, fixings and start of one solve."""
+        model = self.model
+        model.setRealParam("limits/time", time_limit)
+        model.setIntParam("limits/solutions", solution_limit)
+        model.setLongintParam("limits/nodes", node_limit)
+        model.setIntParam("randomization/randomseedshift", int(seed))
+        self._fix(fixed, start)
+        if start is not None:
+            self._add_start(start)
+
+    def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
+        lower, upper = self._lower.copy(), self._upper.copy()
+        if len(fixed):
+            lower[fixed] = upper[fixed] = start[fixed]
+        self._set_bounds(lower, upper)
+
+    def _optimize(self, time_limit: float, prepare) -> SolveOutcome:
+        """Prepare and run SCIP under the watchdog and the interrupt guard; read how it ended."""
+        ended: dict = {}
+        status, solve_time = self._watchdog.run_guarded(
+            self, lambda: self._solve_and_free(prepare, ended), time_limit, self._interrupt)
+        solve_time = ended.get("solve_time", solve_time)  # SCIP's own, if it returned
+        self.total_solve_time += solve_time
+        found = list(self._recorder.found)
+        if status is SolveStatus.ABANDONED:
+            log.warning("%s: SCIP ignored its time limit of %.2fs or a stop request; the solve was "
+                        "abandoned after %.2fs", self.problem.name, time_limit, solve_time)
+            return SolveOutcome(status, found, solve_time)
+        status = status or scip_status(ended["status"])
+        return SolveOutcome(status, found, solve_time, ended.get("dual_bound", float("nan")))
+
+    def _solve_and_free(self, prepare, ended: dict) -> None:
+        """Prepare, solve, note how it ended, free the transformed problem and restore the
+        bounds: all in the watchdog's worker thread.
+
+        Memory that SCIP allocates in one thread and frees in another defeats the allocator's
+        per-thread caches: with the preparation and ``freeTransform`` in the calling thread, the
+        median tiny sub-solve of ``benchmarks/watchdog_overhead.py`` took 3.8 times as long as
+        all in one thread, with them in the worker 1.1 times.
         """
         model = self.model
-        fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
-        if len(fixed) and start is None:
-            raise ValueError("fixing variables needs a start solution to fix them at")
-        model.freeTransform()
-        self._recorder.found = []
-        self._recorder.on_found = on_found
+        prepare()
+        began = time.perf_counter()
+        self._optimizing = True
         try:
-            lower, upper = self._lower.copy(), self._upper.copy()
-            if len(fixed):
-                lower[fixed] = upper[fixed] = start[fixed]
-            self._set_bounds(lower, upper)
-            model.setRealParam("limits/time", min(1e20, max(0.01, float(time_limit))))
-            model.setIntParam("limits/solutions", solution_limit)
-            model.setLongintParam("limits/nodes", node_limit)
-            model.setIntParam("randomization/randomseedshift", int(seed))
-            if start is not None:
-                self._add_start(start)
-            guard = active_guard()
-            if guard is not None and guard.requested:
-                return SolveOutcome("userinterrupt")
-            began = time.perf_counter()
-            if guard is None:
-                model.optimize()
-            else:
-                with guard.solving(self):
-                    model.optimizeNogil()
-            solve_time = time.perf_counter() - began
-            self.total_solve_time += solve_time
-            status = "userinterrupt" if guard is not None and guard.requested else model.getStatus()
-            dual_bound = model.getDualbound() if model.getStage() >= 3 else float("nan")
-            return SolveOutcome(status, list(self._recorder.found), solve_time, dual_bound)
+            model.optimizeNogil()
         finally:
-            began = time.perf_counter()
-            model.freeTransform()
-            self.total_reset_time += time.perf_counter() - began
-            if not self._keep_fixings:
-                self._set_bounds(self._lower, self._upper)
+            self._optimizing = False
+        ended["solve_time"] = time.perf_counter() - began
+        ended["status"] = model.getStatus()
+        ended["dual_bound"] = model.getDualbound() if model.getStage() >= 3 else float("nan")
+        self._reset()
 
-    def stop(self) -> None:
-        """Ask the running solve to end (the interrupt guard's watcher thread calls this)."""
-        self.model.interruptSolve()
+    def _interrupt(self) -> None:
+        """SCIP's ``interruptSolve`` while it solves (not while it frees: a SCIP error there)."""
+        if self._optimizing:
+            self.model.interruptSolve()
 
-    @contextlib.contextmanager
-    def keeping_fixings(self):
-        """Within the block, each solve leaves its fixings in the model for the next one.
-
-        The next :meth:`solve` then changes only the bounds that differ (consecutive LNS
-        neighborhoods overlap, so that is a fraction of the fixed variables), and the end of the
-        block restores every original bound, also after an exception.
-        """
-        self._keep_fixings = True
-        try:
-            yield self
-        finally:
-            self._keep_fixings = False
-            self.model.freeTransform()
+    def _reset(self) -> None:
+        """Free the solve's transformed problem; restore the bounds unless in a session (a
+        no-op after a solve that returned, which did it in the worker)."""
+        began = time.perf_counter()
+        self.model.freeTransform()
+        self.total_reset_time += time.perf_counter() - began
+        if not self._keep_fixings:
             self._set_bounds(self._lower, self._upper)
 
-    session = keeping_fixings  # the name of the sub-solver protocol
-
     def _set_bounds(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Give the model these bounds, calling SCIP only for those that differ from its current ones.
+        """Give the model these bounds, calling SCIP only for those that differ from the current.
 
         Bounds are widened before they are tightened, so that ``lb <= ub`` holds after every call.
         """

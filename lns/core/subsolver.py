@@ -5,7 +5,9 @@ again with a different set of integer variables fixed at the incumbent's values.
 (:class:`lns.core.scip_subsolver.ScipSubSolver`) solves any MILP; CP-SAT
 (:class:`lns.core.cpsat_subsolver.CpSatSubSolver`) pure-integer problems. The loop
 (:mod:`lns.core.loop`), the interrupt guard (:mod:`lns.core.interrupt`) and the tests'
-fake sub-solver know nothing else of them than what is written here.
+fake sub-solver know nothing else of them than what is written here. Both run each solve
+under a watchdog (:mod:`lns.core.watchdog`): a solve returns at most about a second after
+its time limit, whatever the solver does (``ABANDONED`` when it had to be left running).
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Callable, ContextManager, Protocol
 
 import numpy as np
+
+from lns.core.errors import LNSError
 
 #: Seeds handed to a sub-solver are drawn from ``range(SEED_BOUND)``.
 SEED_BOUND = 2**31 - 1
@@ -30,6 +34,8 @@ class SolveStatus(str, enum.Enum):
     TIME_LIMIT = "timelimit"
     NODE_LIMIT = "nodelimit"
     SOLUTION_LIMIT = "sollimit"
+    GAP_LIMIT = "gaplimit"
+    MEMORY_LIMIT = "memlimit"
     INTERRUPTED = "userinterrupt"
     ERROR = "error"
     ABANDONED = "abandoned"
@@ -44,11 +50,16 @@ class SolveStatus(str, enum.Enum):
     @property
     def usable_after(self) -> bool:
         """The sub-solver can solve again (``ABANDONED``: a solve that ignored every stop
-        request was left running, and the sub-solver refuses further solves)."""
+        request was left running, and the sub-solver refuses further solves with
+        :class:`SubSolverAbandonedError`)."""
         return self is not SolveStatus.ABANDONED
 
     def __str__(self) -> str:
         return self.value
+
+
+class SubSolverAbandonedError(LNSError, RuntimeError):
+    """A solve was asked of a sub-solver whose earlier solve was abandoned while still running."""
 
 
 @dataclass
@@ -140,7 +151,19 @@ class SubSolver(Protocol):
             Stop after this many branch-and-bound nodes (-1: no limit), for runs that repeat
             exactly; a solver without nodes maps it to its own deterministic work limit.
         on_found : callable, optional
-            Called with each :class:`FoundSolution` as it is found, so that progress shows live.
+            Called with each :class:`FoundSolution` as it is found, so that progress shows live
+            (from the thread that runs the solver).
+
+        Returns
+        -------
+        SolveOutcome
+            Also when the solve was stopped; ``ABANDONED`` when it ignored its time limit (by
+            more than about a second) or a stop request, and was left running.
+
+        Raises
+        ------
+        SubSolverAbandonedError
+            An earlier solve was abandoned: the solver's model is still in use by it.
         """
         ...
 
@@ -152,6 +175,20 @@ class SubSolver(Protocol):
         """A block of solves of one run: state that speeds up the next solve (fixings, a model)
         may stay between them, and is undone when the block ends, also after an exception."""
         ...
+
+
+def fixed_indices(fixed: np.ndarray | None, start: np.ndarray | None) -> np.ndarray:
+    """``fixed`` of :meth:`SubSolver.solve` as an index array (empty if omitted).
+
+    Raises
+    ------
+    ValueError
+        Variables to fix but no ``start`` to fix them at.
+    """
+    fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
+    if len(fixed) and start is None:
+        raise ValueError("fixing variables needs a start solution to fix them at")
+    return fixed
 
 
 @contextlib.contextmanager

@@ -1,0 +1,221 @@
+"""One contract battery for every sub-solver (SCIP, CP-SAT), and the watchdog."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from helpers import knapsack, miplib, mixed_problem
+from lns.core.cpsat_subsolver import CpSatSubSolver
+from lns.core.errors import UnsupportedProblemError
+from lns.core.interrupt import InterruptGuard
+from lns.core.problem import Problem, read_problem
+from lns.core.scip_subsolver import SCIP_STATUS, ScipSubSolver, scip_status
+from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
+
+SUB_SOLVERS = {"scip": ScipSubSolver, "cpsat": CpSatSubSolver}
+P0201_OPTIMUM = 7615.0
+
+
+def general_integers() -> Problem:
+    """max 5a + 4b + 3c s.t. 2a + 3b + c <= 5, 4a + b + 2c <= 11, 3a + 4b + 2c <= 8; a, b, c <= 5.
+
+    Optimum 13 at (2, 0, 1) (the classic LP example of Chvátal, integral at its LP optimum).
+    """
+    A = np.array([[2.0, 3.0, 1.0], [4.0, 1.0, 2.0], [3.0, 4.0, 2.0]])
+    return Problem(name="general", var_names=("a", "b", "c"), var_types=np.array(["I"] * 3),
+                   lower=np.zeros(3), upper=np.full(3, 5.0), objective=np.array([5.0, 4.0, 3.0]),
+                   objective_offset=0.0, sense="maximize", matrix=sp.csr_matrix(A),
+                   row_lower=np.full(3, -np.inf), row_upper=np.array([5.0, 11.0, 8.0]),
+                   row_names=("r1", "r2", "r3"))
+
+
+@pytest.fixture(scope="module")
+def p0201():
+    return read_problem(miplib("p0201"))
+
+
+@pytest.fixture(scope="module")
+def p0201_start(p0201):
+    """A poor first solution of p0201 (SCIP's first)."""
+    return ScipSubSolver(p0201).solve(time_limit=10, seed=0, solution_limit=1).best.x
+
+
+@pytest.fixture(params=sorted(SUB_SOLVERS))
+def make(request):
+    return SUB_SOLVERS[request.param]
+
+
+@pytest.mark.parametrize("build, optimum", [(knapsack, 23.0), (lambda: knapsack("minimize"), -23.0),
+                                            (general_integers, 13.0)])
+def test_whole_problem_solves_to_its_optimum(make, build, optimum):
+    problem = build()
+    outcome = make(problem).solve(time_limit=10, seed=0)
+    assert outcome.status is SolveStatus.OPTIMAL
+    assert outcome.best.objective == pytest.approx(optimum)
+    assert problem.check(outcome.best.x).feasible
+    assert outcome.dual_bound == pytest.approx(optimum)
+
+
+def test_p0201_solves_to_its_optimum(make, p0201):
+    outcome = make(p0201).solve(time_limit=60, seed=0)
+    assert outcome.status is SolveStatus.OPTIMAL
+    assert outcome.best.objective == pytest.approx(P0201_OPTIMUM)
+
+
+def test_everything_fixed_at_a_start_reports_nothing_and_is_proven(make, p0201, p0201_start):
+    reported = []
+    outcome = make(p0201).solve(time_limit=10, seed=0, fixed=p0201.integer_indices,
+                                start=p0201_start, on_found=reported.append)
+    assert outcome.found == [] and reported == []
+    assert outcome.status is SolveStatus.OPTIMAL and outcome.status.proven
+
+
+def test_only_strictly_better_solutions_are_reported(make, p0201, p0201_start):
+    reported = []
+    start_objective = p0201.objective_value(p0201_start)
+    outcome = make(p0201).solve(time_limit=60, seed=0, start=p0201_start, on_found=reported.append)
+    assert reported and reported == outcome.found
+    objectives = [start_objective] + [found.objective for found in reported]
+    assert all(later < earlier for earlier, later in zip(objectives, objectives[1:]))  # a minimum
+    assert all(p0201.check(found.x).feasible for found in reported)
+    assert outcome.best.objective == pytest.approx(P0201_OPTIMUM)
+
+
+def test_an_optimal_start_leaves_nothing_to_report(make):
+    outcome = make(knapsack()).solve(time_limit=10, seed=0, start=np.array([1.0, 1.0, 0.0, 0.0]))
+    assert outcome.found == [] and outcome.status is SolveStatus.OPTIMAL
+    assert outcome.dual_bound == pytest.approx(23.0)
+
+
+def test_fixings_hint_and_cutoff_are_undone_after_solve_and_session(make):
+    """Knapsack: with a and b fixed at 0 the best is 15; a whole solve after it must reach 23 again,
+    also after a solve whose cutoff (an optimal start) left nothing feasible."""
+    solver = make(knapsack())
+    empty, optimum = np.zeros(4), np.array([1.0, 1.0, 0.0, 0.0])
+
+    def whole():
+        return solver.solve(time_limit=10, seed=0).best.objective
+
+    assert solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty).best.objective == 15.0
+    assert whole() == 23.0
+    solver.solve(time_limit=10, seed=0, start=optimum)
+    assert whole() == 23.0
+    with solver.session():
+        assert solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty).best.objective == 15.0
+        assert solver.solve(time_limit=10, seed=0, fixed=[2, 3], start=empty).best.objective == 23.0
+        solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty)
+        assert whole() == 23.0  # within a session the next solve changes what differs: all of it
+        solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty)
+    assert whole() == 23.0
+
+
+def test_a_solution_limit_stops_after_that_many_solutions(make, p0201):
+    outcome = make(p0201).solve(time_limit=60, seed=0, solution_limit=1)
+    assert outcome.status is SolveStatus.SOLUTION_LIMIT and len(outcome.found) == 1
+
+
+def test_same_seed_and_node_limit_repeat_exactly(make, p0201, p0201_start):
+    rng = np.random.default_rng(1)
+    fixed = np.sort(rng.choice(p0201.integer_indices, 100, replace=False))
+    runs = [make(p0201).solve(time_limit=60, seed=7, fixed=fixed, start=p0201_start, node_limit=20)
+            for _ in range(2)]
+    assert runs[0].status == runs[1].status
+    assert [f.objective for f in runs[0].found] == [f.objective for f in runs[1].found]
+    assert all(np.array_equal(a.x, b.x) for a, b in zip(runs[0].found, runs[1].found))
+
+
+def test_stop_from_another_thread_ends_a_long_solve_promptly(make):
+    solver = make(read_problem(miplib("stein45")))
+    solver.stop()  # idle: no effect on the next solve
+    threading.Timer(1.0, solver.stop).start()
+    began = time.perf_counter()
+    outcome = solver.solve(time_limit=60, seed=0)
+    assert outcome.status is SolveStatus.INTERRUPTED
+    assert time.perf_counter() - began < 3.0  # 1 s, then the stop; generous for a loaded machine
+    assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # still usable
+
+
+def test_ctrl_c_under_the_guard_stops_the_solve(make):
+    solver = make(read_problem(miplib("stein45")))
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    began = time.perf_counter()
+    with InterruptGuard() as guard:
+        outcome = solver.solve(time_limit=60, seed=0)
+    assert guard.requested and outcome.status is SolveStatus.INTERRUPTED
+    assert time.perf_counter() - began < 3.0
+
+
+def test_keyboard_interrupt_while_waiting_stops_the_solve_and_propagates(make):
+    solver = make(read_problem(miplib("stein45")))
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    began = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve(time_limit=60, seed=0)
+    assert time.perf_counter() - began < 3.0
+    assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # it did stop
+
+
+def test_a_solve_that_never_returns_is_abandoned(make, p0201):
+    """``on_found`` blocks inside the solver: the watchdog stops, then abandons the solve."""
+    release = threading.Event()
+    solver = make(p0201, grace=0.2)
+    began = time.perf_counter()
+    outcome = solver.solve(time_limit=0.5, seed=0, on_found=lambda found: release.wait(30))
+    elapsed = time.perf_counter() - began
+    release.set()  # let the worker thread finish: no thread is left busy
+    assert outcome.status is SolveStatus.ABANDONED and not outcome.status.usable_after
+    assert len(outcome.found) == 1 and p0201.check(outcome.best.x).feasible  # what was found stays
+    assert elapsed < 0.5 + 2 * 0.2 + 1.0
+    with pytest.raises(SubSolverAbandonedError, match="abandoned"):
+        solver.solve(time_limit=1, seed=0)
+
+
+NAN_OBJECTIVE = """
+import time
+import numpy as np, scipy.sparse as sp
+from lns.core.problem import Problem
+from lns.core.scip_subsolver import ScipSubSolver
+problem = Problem(name="nan", var_names=("x", "y"), var_types=np.array(["I", "I"]),
+                  lower=np.zeros(2), upper=np.full(2, 10.0), objective=np.array([np.nan, -1.0]),
+                  objective_offset=0.0, sense="minimize", matrix=sp.csr_matrix(np.ones((1, 2))),
+                  row_lower=np.array([-np.inf]), row_upper=np.array([5.0]), row_names=("c",))
+began = time.perf_counter()
+outcome = ScipSubSolver(problem, grace=0.3).solve(time_limit=1.0, seed=0)
+print(outcome.status, time.perf_counter() - began)
+"""
+
+
+def test_the_nan_objective_hang_of_scip_ends_at_the_time_limit():
+    """SCIP loops forever on a NaN objective coefficient (issue 13); run in a child process, so
+    that the abandoned thread, which burns a core, ends with it."""
+    run = subprocess.run([sys.executable, "-c", NAN_OBJECTIVE], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    status, elapsed = run.stdout.split()
+    assert status == "abandoned" and float(elapsed) < 1.0 + 2 * 0.3 + 0.5
+
+
+def test_every_scip_status_word_has_a_member():
+    assert scip_status("gaplimit") is SolveStatus.GAP_LIMIT
+    assert scip_status("stallnodelimit") is SolveStatus.NODE_LIMIT
+    assert scip_status("memlimit") is SolveStatus.MEMORY_LIMIT
+    assert scip_status("something new") is SolveStatus.OTHER
+    assert set(SCIP_STATUS.values()) <= set(SolveStatus)
+
+
+def test_cpsat_refuses_a_problem_with_continuous_variables():
+    with pytest.raises(UnsupportedProblemError, match="continuous"):
+        CpSatSubSolver(mixed_problem())
+
+
+def test_cpsat_names_a_parameter_it_does_not_know():
+    with pytest.raises(ValueError, match="no_such_parameter"):
+        CpSatSubSolver(knapsack(), params={"no_such_parameter": 1})

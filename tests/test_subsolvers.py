@@ -184,11 +184,14 @@ import numpy as np, scipy.sparse as sp
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
 problem = Problem(name="nan", var_names=("x", "y"), var_types=np.array(["I", "I"]),
-                  lower=np.zeros(2), upper=np.full(2, 10.0), objective=np.array([np.nan, -1.0]),
+                  lower=np.zeros(2), upper=np.full(2, 10.0), objective=np.array([1.0, -1.0]),
                   objective_offset=0.0, sense="minimize", matrix=sp.csr_matrix(np.ones((1, 2))),
                   row_lower=np.array([-np.inf]), row_upper=np.array([5.0]), row_names=("c",))
+model = problem.to_scip()  # a Problem refuses NaN data: the NaN goes into SCIP's model directly
+x, y = model.getVars()
+model.setObjective(float("nan") * x - y)
 began = time.perf_counter()
-outcome = ScipSubSolver(problem, grace=0.3).solve(time_limit=1.0, seed=0)
+outcome = ScipSubSolver(problem, model=model, grace=0.3).solve(time_limit=1.0, seed=0)
 print(outcome.status, time.perf_counter() - began)
 """
 

@@ -19,7 +19,7 @@ from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.sizing import fit_to_size
 from lns.core.errors import UnsupportedProblemError
 from lns.core.lp import ExtraColumns, ExtraRows
-from lns.core.subsolver import SEED_BOUND
+from lns.core.subsolver import SEED_BOUND, SolveStatus
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
 
@@ -192,26 +192,51 @@ class LocalBranching(Selector):
         return Neighborhood(fit_to_size(changed, size, rng, candidates, self.complete), solution=best, info=info)
 
     def _solve_local_branching(self, incumbent: np.ndarray, k: int, time_limit: float, seed: int):
-        """Add ``Δ(x, incumbent) <= k`` to the model, solve from ``incumbent``, remove it again."""
-        from pyscipopt import quicksum
+        """Add ``Δ(x, incumbent) <= k`` to the model, solve from ``incumbent``, remove it again.
 
+        After a solve the watchdog abandoned, the model is still in use by that solve: it is
+        left alone, and the next call builds a new sub-solver.
+        """
         solver = self._solver
-        model, x = solver.model, solver.variables
-        distance = Distance.to(solver.problem, incumbent)
         added_vars, added_conss = [], []
         try:
-            for j in distance.interior:
-                d = model.addVar(name=f"lb_aux_{j}", vtype="C", lb=0.0, ub=None)
-                added_vars.append(d)
-                added_conss.append(model.addCons(x[j] - d <= distance.incumbent[j], name=f"lb_aux_up_{j}"))
-                added_conss.append(model.addCons(distance.incumbent[j] - x[j] <= d, name=f"lb_aux_down_{j}"))
-            nonzero = np.flatnonzero(distance.coefficients)
-            expression = quicksum(distance.coefficients[j] * x[j] for j in nonzero) + quicksum(added_vars)
-            added_conss.append(model.addCons(expression <= k - distance.constant, name="lb_distance"))
-            return solver.solve(time_limit=time_limit, seed=seed, start=incumbent, node_limit=self.node_limit)
-        finally:
-            model.freeTransform()
-            for cons in added_conss:
-                model.delCons(cons)
-            for var in added_vars:
-                model.delVar(var)
+            self._add_distance_row(Distance.to(solver.problem, incumbent), k, added_vars,
+                                   added_conss)
+            outcome = solver.solve(time_limit=time_limit, seed=seed, start=incumbent,
+                                   node_limit=self.node_limit)
+        except BaseException:
+            _remove(solver.model, added_vars, added_conss)
+            raise
+        if outcome.status is SolveStatus.ABANDONED:
+            self._solver = None
+        else:
+            _remove(solver.model, added_vars, added_conss)
+        return outcome
+
+    def _add_distance_row(self, distance: Distance, k: int, added_vars: list,
+                          added_conss: list) -> None:
+        """Add the row ``Δ(x) <= k`` (and the auxiliary columns of general integers) to the model,
+        listing what was added in ``added_vars`` and ``added_conss``."""
+        from pyscipopt import quicksum
+
+        model, x = self._solver.model, self._solver.variables
+        for j in distance.interior:
+            d = model.addVar(name=f"lb_aux_{j}", vtype="C", lb=0.0, ub=None)
+            added_vars.append(d)
+            added_conss.append(model.addCons(x[j] - d <= distance.incumbent[j],
+                                             name=f"lb_aux_up_{j}"))
+            added_conss.append(model.addCons(distance.incumbent[j] - x[j] <= d,
+                                             name=f"lb_aux_down_{j}"))
+        nonzero = np.flatnonzero(distance.coefficients)
+        expression = (quicksum(distance.coefficients[j] * x[j] for j in nonzero)
+                      + quicksum(added_vars))
+        added_conss.append(model.addCons(expression <= k - distance.constant, name="lb_distance"))
+
+
+def _remove(model, added_vars: list, added_conss: list) -> None:
+    """Take the Local Branching row and its auxiliary columns out of ``model`` again."""
+    model.freeTransform()
+    for cons in added_conss:
+        model.delCons(cons)
+    for var in added_vars:
+        model.delVar(var)

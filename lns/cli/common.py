@@ -1,13 +1,63 @@
-"""What every command-line app shares: the config folder and turning errors into one line."""
+"""What every command-line app shares: the config folder, the generated configs, one-line errors.
+
+Configs that repeat what the code defines are generated here through Hydra's ConfigStore
+instead of written by hand: one ``selector`` config per registered selector, its settings
+and defaults read from the class (:func:`lns.registry.selector_defaults`), and ``lns``, the
+structured config of :class:`lns.core.config.LNSConfig` (typed: a value of the wrong type
+is refused with its key).
+"""
 from __future__ import annotations
 
+import difflib
 import functools
 import sys
 
+import hydra
+from hydra import compose, initialize_config_dir
+from hydra.core.config_store import ConfigStore
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException, MissingConfigException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
 from configs import CONFIG_DIR
+from lns.core.config import LNSConfig
 from lns.core.errors import LNSError
+from lns.registry import SELECTORS, selector_defaults
 
 CONFIG_PATH = str(CONFIG_DIR)
+_ABSENT = object()
+
+
+def selector_config(name: str) -> dict:
+    """The Hydra config of selector ``name``: ``_target_`` and every setting with its default.
+
+    ``adaptive`` is built through :func:`lns.registry.adaptive_selector`, which also takes arm
+    names (``selector.selectors=[random,rins]``) and per-name arm settings (``options``).
+    """
+    module, _, attribute = SELECTORS[name].partition(":")
+    node = {"_target_": f"{module}.{attribute}", "_convert_": "all", **selector_defaults(name)}
+    if name == "adaptive":
+        node.update({"_target_": "lns.registry.adaptive_selector", "options": None})
+    return node
+
+
+def register_configs(store: ConfigStore) -> None:
+    """Config groups ``selector`` (one per registered selector) and ``lns`` (``default``: LNSConfig)."""
+    for name in SELECTORS:
+        store.store(group="selector", name=name, node=selector_config(name))
+    store.store(group="lns", name="default", node=lns_config_node())
+
+
+def lns_config_node() -> DictConfig:
+    """:class:`LNSConfig` as a typed config; ``scip_params`` an open dict (``{}``, not ``None``), so that
+    ``lns.scip_params={limits/nodes: 50}`` merges into it instead of failing on an unknown key."""
+    node = OmegaConf.structured(LNSConfig(scip_params={}))
+    OmegaConf.set_struct(node.scip_params, False)
+    return node
+
+
+register_configs(ConfigStore.instance())
 
 
 def exit_on_error(app: str):
@@ -19,9 +69,108 @@ def exit_on_error(app: str):
             try:
                 return task(*args, **kwargs)
             except (LNSError, ValueError, TypeError) as error:
-                print(f"{app}: error: {error}", file=sys.stderr)
-                sys.exit(2)
+                _fail(app, str(error))
 
         return wrapper
 
     return decorate
+
+
+def hydra_app(app: str, config_name: str):
+    """``hydra.main`` for the config ``config_name`` with one-line errors, also for bad overrides.
+
+    Before Hydra runs, the command line's overrides are composed once here: an unknown key,
+    group option or a value of the wrong type ends the program with ``app: error: ...`` on one
+    line (the close names suggested) and exit code 2, instead of Hydra's multi-line report.
+    """
+
+    def decorate(task):
+        hydra_main = hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name=config_name)(
+            exit_on_error(app)(task))
+
+        @functools.wraps(task)
+        def entry():
+            problem = override_problem(config_name, sys.argv[1:])
+            if problem:
+                _fail(app, problem)
+            return hydra_main()
+
+        return entry
+
+    return decorate
+
+
+def override_problem(config_name: str, args: list[str]) -> str | None:
+    """What is wrong with the overrides in ``args`` for config ``config_name``, in one line, or None.
+
+    Flags other than ``--multirun``/``-m`` leave the check to Hydra. A sweep (``a=1,2``) is
+    checked for its key only.
+    """
+    overrides = [arg for arg in args if arg not in ("-m", "--multirun")]
+    if any(arg.startswith("-") for arg in overrides):
+        return None
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except HydraException as error:
+        return _first_line(error)
+    single = [text for text, override in zip(overrides, parsed) if not override.is_sweep_override()]
+    try:
+        cfg = _compose(config_name, single)
+    except (HydraException, OmegaConfBaseException) as error:
+        return _explain(config_name, single, error)
+    for override in parsed:
+        key = override.key_or_group
+        if override.is_sweep_override() and "/" not in key and not key.startswith("hydra."):
+            if OmegaConf.select(cfg, key, default=_ABSENT) is _ABSENT:
+                return _unknown_option(cfg, key)
+    return None
+
+
+def _compose(config_name: str, overrides: list[str]) -> DictConfig:
+    with initialize_config_dir(config_dir=CONFIG_PATH, version_base="1.3"):
+        return compose(config_name=config_name, overrides=overrides)
+
+
+def _explain(config_name: str, overrides: list[str], error: Exception) -> str:
+    if isinstance(error, MissingConfigException) and error.missing_cfg_file:
+        group, _, choice = error.missing_cfg_file.rpartition("/")
+        return _did_you_mean(f"unknown {group or 'config'} '{choice}'", choice, error.options or [])
+    for text in overrides:
+        key = text.lstrip("+~").split("=", 1)[0]
+        if f"Could not override '{key}'." in str(error):
+            rest = [other for other in overrides if other != text]
+            try:
+                return _unknown_option(_compose(config_name, rest), key) or _first_line(error)
+            except (HydraException, OmegaConfBaseException) as other:
+                return _explain(config_name, rest, other)
+    return _first_line(error)
+
+
+def _unknown_option(cfg: DictConfig, key: str) -> str | None:
+    if OmegaConf.select(cfg, key, default=_ABSENT) is not _ABSENT:
+        return None
+    parent, _, leaf = key.rpartition(".")
+    node = OmegaConf.select(cfg, parent) if parent else cfg
+    names = [str(name) for name in node if not str(name).startswith("_")] if isinstance(node, DictConfig) else []
+    return _did_you_mean(f"unknown option '{key}'", leaf, names, prefix=f"{parent}." if parent else "")
+
+
+def _did_you_mean(message: str, name: str, choices, prefix: str = "") -> str:
+    choices = sorted(str(choice) for choice in choices)
+    close = difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
+    if close:
+        return f"{message}; did you mean {' or '.join(repr(prefix + c) for c in close)}?"
+    return f"{message}; valid: {', '.join(prefix + c for c in choices)}" if choices else message
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of ``error`` (or of its cause); for an OmegaConf error, with the key it names."""
+    error = error.__cause__ or error
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    key = getattr(error, "full_key", None)
+    return f"{key}: {text}" if key and key not in text else text
+
+
+def _fail(app: str, message: str):
+    print(f"{app}: error: {message}", file=sys.stderr)
+    sys.exit(2)

@@ -1,5 +1,6 @@
 """lns-bench and lns-report: the matrix, resume, failures, a tiny end-to-end run, and bad input."""
 import faulthandler
+import glob
 import json
 import os
 import signal
@@ -173,7 +174,7 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     assert json.loads(knapsack_scip.trajectory)[-1][1] == pytest.approx(23.0)
     again = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]",
                  "time_limit=1", f"results_dir={results}", "name=tiny", cwd=tmp_path)
-    assert "0 runs done (0 failed, 0 skipped), 6 found done" in again.stdout
+    assert "0 runs done (0 failed, 0 skipped), 6 found done, 0 running elsewhere" in again.stdout
 
 
 @pytest.mark.parametrize("launcher", ["local", "submitit_local"])
@@ -231,3 +232,54 @@ def test_shipped_launchers_compose(launcher, target):
         cfg = compose("bench", overrides=[f"hydra/launcher={launcher}"], return_hydra_config=True)
     assert cfg.hydra.launcher._target_.endswith(target)
     assert cfg.results_dir == "benchmarks/results/miplib_60s" and cfg.methods == "all"
+
+
+def _children(pid):
+    """Ids of the live processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.split("/")[2]))
+    return found
+
+
+def _wait_for(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    return condition()
+
+
+def _alive(pids):
+    return [pid for pid in pids if os.path.exists(f"/proc/{pid}")
+            and open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[0] != "Z"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_a_killed_benchmark_leaves_no_orphan_and_a_resume_neither_duplicates_nor_loses_the_cell(tmp_path):
+    args = [sys.executable, "-m", "lns.cli.bench", "instances=[air05]", "methods=[scip]", "time_limit=8",
+            f"results_dir={tmp_path}", "name=orphans", "hydra/hydra_logging=disabled", "hydra/job_logging=disabled"]
+    specs = compose_matrix(["air05"], ["scip"], [0], 8, instance_set="orphans")
+    parent = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers = _wait_for(lambda: _children(parent.pid), 60)
+        assert workers, "lns-bench started no worker"
+        beside = run_matrix(specs, BenchStore(tmp_path))  # a resume while the cell runs leaves it alone
+        assert (beside.busy, beside.ran, beside.resumed) == (1, 0, 0)
+        time.sleep(1)  # the worker is solving
+    finally:
+        parent.kill()
+        parent.wait()
+    assert _wait_for(lambda: not _alive(workers), 5), "the worker outlived its killed parent"
+    assert BenchStore(tmp_path).get("air05", "scip", 0, 8.0) is None
+    resumed = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "1 runs done (0 failed, 0 skipped), 0 found done, 0 running elsewhere" in resumed.stdout
+    assert [p.name for p in (tmp_path / "records").iterdir()] == ["air05__scip__s0__t8.json"]
+    assert BenchStore(tmp_path).get("air05", "scip", 0, 8.0).status in ("feasible", "optimal")

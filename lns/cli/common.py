@@ -1,11 +1,5 @@
-"""What every command-line app shares: the config folder, the generated configs, one-line errors.
-
-Configs that repeat what the code defines are generated here through Hydra's ConfigStore
-instead of written by hand: one ``selector`` config per registered selector, its settings
-and defaults read from the class (:func:`lns.registry.selector_defaults`), and ``lns``, the
-structured config of :class:`lns.core.config.LNSConfig` (typed: a value of the wrong type
-is refused with its key).
-"""
+"""What every command-line app shares: the config folder (with its generated configs, see
+:mod:`configs.generated`) and one-line errors, for a failing task and for a bad override."""
 from __future__ import annotations
 
 import difflib
@@ -14,50 +8,16 @@ import sys
 
 import hydra
 from hydra import compose, initialize_config_dir
-from hydra.core.config_store import ConfigStore
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException, MissingConfigException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from configs import CONFIG_DIR
-from lns.core.config import LNSConfig
 from lns.core.errors import LNSError
-from lns.registry import SELECTORS, selector_defaults
 
 CONFIG_PATH = str(CONFIG_DIR)
 _ABSENT = object()
-
-
-def selector_config(name: str) -> dict:
-    """The Hydra config of selector ``name``: ``_target_`` and every setting with its default.
-
-    ``adaptive`` is built through :func:`lns.registry.adaptive_selector`, which also takes arm
-    names (``selector.selectors=[random,rins]``) and per-name arm settings (``options``).
-    """
-    module, _, attribute = SELECTORS[name].partition(":")
-    node = {"_target_": f"{module}.{attribute}", "_convert_": "all", **selector_defaults(name)}
-    if name == "adaptive":
-        node.update({"_target_": "lns.registry.adaptive_selector", "options": None})
-    return node
-
-
-def register_configs(store: ConfigStore) -> None:
-    """Config groups ``selector`` (one per registered selector) and ``lns`` (``default``: LNSConfig)."""
-    for name in SELECTORS:
-        store.store(group="selector", name=name, node=selector_config(name))
-    store.store(group="lns", name="default", node=lns_config_node())
-
-
-def lns_config_node() -> DictConfig:
-    """:class:`LNSConfig` as a typed config; ``scip_params`` an open dict (``{}``, not ``None``), so that
-    ``lns.scip_params={limits/nodes: 50}`` merges into it instead of failing on an unknown key."""
-    node = OmegaConf.structured(LNSConfig(scip_params={}))
-    OmegaConf.set_struct(node.scip_params, False)
-    return node
-
-
-register_configs(ConfigStore.instance())
 
 
 def exit_on_error(app: str):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import datetime
 import glob
+import importlib
 import logging
 import multiprocessing
 import os
@@ -41,6 +42,9 @@ log = logging.getLogger("lns")
 WHOLE_PROBLEM_METHODS = ("scip", "cpsat")
 #: Learned selectors run only with a trained model: the option that names it.
 REQUIRED_OPTIONS = {"cl_lns": "checkpoint"}
+#: Modules a method's runs import, imported once before the runs (forked workers inherit them),
+#: so that no run pays their import (torch's takes seconds) inside its budget.
+PRELOAD = {"cl_lns": ("learning.checkpoint", "learning.features", "learning.graph")}
 ALL = "all"
 
 
@@ -297,6 +301,8 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
     kill_grace : float
         Seconds past its time limit after which an isolated run is killed.
     """
+    for module in sorted({module for spec in specs for module in PRELOAD.get(spec.method, ())}):
+        importlib.import_module(module)
     summary = MatrixSummary()
     for number, spec in enumerate(specs, 1):
         with store.claim(spec.instance, spec.method, spec.seed, spec.time_limit) as claimed:

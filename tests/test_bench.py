@@ -142,6 +142,22 @@ def test_references_take_the_sense_and_the_solu_value_into_account():
     assert (refs[("set", "d")].value, refs[("set", "d")].source) == (26.0, "best_found")
 
 
+def test_report_has_median_per_instance_integral_and_win_tables(tmp_path):
+    store = BenchStore(tmp_path)
+    # minimisation, p* = 10 from the .solu value: the primal integral is the time to the first solution
+    first_solution = {("a", "scip"): 5.0, ("a", "random"): 0.0, ("b", "scip"): 0.0, ("b", "random"): 2.0,
+                      ("c", "scip"): 4.0, ("c", "random"): 1.0}
+    for (instance, method), seconds in first_solution.items():
+        store.write(_record(instance, method, 10.0, sense="minimize", known=10.0, trajectory=[[seconds, 10.0]]))
+    text = write_report(tmp_path).read_text()
+    integral_table = text.split("Primal integral per instance")[1]
+    assert "| a | 5.00 | 0.00 |" in integral_table
+    assert "| **mean** | 3.00 | 1.00 |" in integral_table and "| **median** | 4.00 | 1.00 |" in integral_table
+    assert "| scip | – | 1 |" in text and "| random | 2 | – |" in text  # random beats scip on a and c
+    summary = next(line for line in text.splitlines() if line.startswith("| scip |"))
+    assert summary.split("|")[8:10] == [" 3.00 ", " 4.00 "]  # mean and median primal integral
+
+
 def _cli(*args, cwd):
     return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
@@ -157,7 +173,10 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     assert report.returncode == 0, report.stderr
     text = (results / "report.md").read_text()
     assert "## tiny, T = 1 s" in text
-    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("| "):
+            rows.setdefault(line.split("|")[1].strip(), line)  # the first table a name heads a row of
     assert set(rows) >= {"scip", "cpsat", "random", "knapsack", "mixed"}
     # cpsat: 2 instances, 1 seed, 2 runs, 0 failed, 1 skipped; the skipped run has gap 1 at T
     assert rows["cpsat"].split("|")[2:7] == [" 2/2 ", " 1 ", " 2 ", " 0 ", " 1 "]
@@ -211,7 +230,11 @@ def test_report_of_an_empty_folder_names_it(tmp_path):
         write_report(tmp_path)
 
 
-@pytest.mark.parametrize("preset", sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml")))
+PRESETS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
+CL_LNS_PRESETS = [preset for preset in PRESETS if preset.startswith("cl_lns_")]
+
+
+@pytest.mark.parametrize("preset", sorted(set(PRESETS) - set(CL_LNS_PRESETS)))
 def test_presets_compose_and_point_to_their_generated_test_set(preset):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("bench", overrides=[f"+experiment={preset}"])
@@ -224,6 +247,23 @@ def test_presets_compose_and_point_to_their_generated_test_set(preset):
     # the learned selector joins where a model of the class is shipped
     methods = expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options))
     assert ("cl_lns" in methods) == (problem_class in ("mis", "mvc"))
+
+
+@pytest.mark.parametrize("preset", CL_LNS_PRESETS)
+def test_cl_lns_presets_run_the_held_out_set_of_the_shipped_model(preset):
+    problem_class = preset.removeprefix("cl_lns_")
+    cfg = _compose_bench(f"+experiment={preset}")
+    assert list(cfg.instances) == [f"data/{problem_class}_test/*.mps.gz"]
+    assert expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options)) == [
+        "scip", "random", "local_branching", "lb_relax", "cl_lns"]
+    assert cfg.method_options.cl_lns.checkpoint == problem_class and cfg.method_options.cpsat.num_workers == 2
+    header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    assert f"out_dir=data/{problem_class}_test" in header and f"results_dir={cfg.results_dir}" in header
+
+
+def _compose_bench(*overrides):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return compose("bench", overrides=list(overrides))
 
 
 @pytest.mark.parametrize("launcher, target", [("local", "JoblibLauncher"), ("slurm", "SlurmLauncher")])

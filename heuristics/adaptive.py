@@ -47,6 +47,10 @@ class AdaptiveSelector(Selector):
         Scores of an improving and a non-improving iteration (``reward > penalty >= 0``).
     min_weight : float
         Floor of every weight, so that no arm is ever abandoned.
+    per_second : bool
+        Divide each weight by the arm's smoothed iteration time (success per second). Those
+        times are measured, so they differ from run to run: ``False`` draws by the weights
+        alone, and a run with an iteration limit and node limits then repeats exactly.
 
     Notes
     -----
@@ -58,7 +62,7 @@ class AdaptiveSelector(Selector):
     name = "adaptive"
 
     def __init__(self, selectors: Sequence[Selector] | None = None, decay: float = 0.8, reward: float = 1.0,
-                 penalty: float = 0.0, min_weight: float = 0.05):
+                 penalty: float = 0.0, min_weight: float = 0.05, per_second: bool = True):
         arms = default_arms() if selectors is None else list(selectors)
         if not arms or len({id(arm) for arm in arms}) != len(arms):
             raise ValueError(f"adaptive: selectors must be distinct selector objects, got {arms}")
@@ -75,6 +79,7 @@ class AdaptiveSelector(Selector):
         names = [arm.name for arm in arms]
         self.arm_names = [name if names.count(name) == 1 else f"{name}[{i}]" for i, name in enumerate(names)]
         self.decay, self.reward, self.penalty, self.min_weight = decay, reward, penalty, min_weight
+        self.per_second = per_second
         self.setup_weights()
 
     def setup_weights(self) -> None:
@@ -91,7 +96,7 @@ class AdaptiveSelector(Selector):
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         seconds = np.where(np.isnan(self.seconds), np.nanmean(self.seconds) if np.isfinite(self.seconds).any()
                            else 1.0, self.seconds)
-        rate = self.weights / np.maximum(seconds, 1e-3)
+        rate = self.weights / np.maximum(seconds, 1e-3) if self.per_second else self.weights
         arm = int(rng.choice(len(self.arms), p=rate / rate.sum()))
         neighborhood = self.arms[arm](state, size, rng)
         self._last_arm = arm

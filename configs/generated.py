@@ -31,7 +31,7 @@ def selector_config(name: str) -> dict:
 
 
 def register_configs(store: ConfigStore | None = None) -> None:
-    """Config groups ``selector`` (one per registered selector) and ``lns`` (``default``: LNSConfig)."""
+    """Config groups ``selector`` (one per registered selector) and ``lns`` (``default``)."""
     store = store or ConfigStore.instance()
     for name in SELECTORS:
         store.store(group="selector", name=name, node=selector_config(name))
@@ -39,8 +39,8 @@ def register_configs(store: ConfigStore | None = None) -> None:
 
 
 def lns_config_node() -> DictConfig:
-    """:class:`LNSConfig` as a typed config; ``scip_params`` an open dict (``{}``, not ``None``), so that
-    ``lns.scip_params={limits/nodes: 50}`` merges into it instead of failing on an unknown key."""
+    """:class:`LNSConfig` as a typed config; ``scip_params`` an open dict (``{}``, not ``None``),
+    so that ``lns.scip_params={limits/nodes: 50}`` merges into it (no new-key error)."""
     node = OmegaConf.structured(LNSConfig(scip_params={}))
     OmegaConf.set_struct(node.scip_params, False)
     return node

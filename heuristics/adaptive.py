@@ -26,8 +26,8 @@ from lns.core.selection import Neighborhood, SearchState, Selector
 
 
 def default_arms() -> list[Selector]:
-    """The arms of an :class:`AdaptiveSelector` built without any: the classical selectors that need no
-    sub-solver of their own, with their default settings."""
+    """The arms of an :class:`AdaptiveSelector` built without any: the classical selectors
+    that need no sub-solver of their own, with their default settings."""
     return [RandomSelector(), LBRelax(), RINS(), GraphInduced()]
 
 
@@ -61,23 +61,27 @@ class AdaptiveSelector(Selector):
 
     name = "adaptive"
 
-    def __init__(self, selectors: Sequence[Selector] | None = None, decay: float = 0.8, reward: float = 1.0,
-                 penalty: float = 0.0, min_weight: float = 0.05, per_second: bool = True):
+    def __init__(self, selectors: Sequence[Selector] | None = None, decay: float = 0.8,
+                 reward: float = 1.0, penalty: float = 0.0, min_weight: float = 0.05,
+                 per_second: bool = True):
         arms = default_arms() if selectors is None else list(selectors)
         if not arms or len({id(arm) for arm in arms}) != len(arms):
             raise ValueError(f"adaptive: selectors must be distinct selector objects, got {arms}")
         for arm in arms:
             if not isinstance(arm, Selector) or isinstance(arm, AdaptiveSelector):
-                raise ValueError(f"adaptive: an arm must be a selector other than 'adaptive', got {arm!r}")
+                raise ValueError(f"adaptive: an arm must be a selector other than 'adaptive', "
+                                 f"got {arm!r}")
         if not 0 <= decay < 1:
             raise ValueError(f"adaptive: decay must be in [0, 1), got {decay}")
         if not reward > penalty >= 0:
-            raise ValueError(f"adaptive: need reward > penalty >= 0, got reward={reward}, penalty={penalty}")
+            raise ValueError(f"adaptive: need reward > penalty >= 0, got reward={reward}, "
+                             f"penalty={penalty}")
         if not 0 < min_weight <= reward:
             raise ValueError(f"adaptive: min_weight must be in (0, reward], got {min_weight}")
         self.arms = arms
         names = [arm.name for arm in arms]
-        self.arm_names = [name if names.count(name) == 1 else f"{name}[{i}]" for i, name in enumerate(names)]
+        self.arm_names = [name if names.count(name) == 1 else f"{name}[{i}]"
+                          for i, name in enumerate(names)]
         self.decay, self.reward, self.penalty, self.min_weight = decay, reward, penalty, min_weight
         self.per_second = per_second
         self.setup_weights()

@@ -287,7 +287,7 @@ class MatrixSummary:
 
 def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True, retry_failed: bool = True,
                kill_grace: float = 120.0) -> MatrixSummary:
-    """Run every cell of ``specs`` that has no record yet in ``store`` and no live runner, one by one.
+    """Run each cell of ``specs`` that has no record in ``store`` and no live runner, in turn.
 
     Parameters
     ----------
@@ -307,7 +307,8 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
     for number, spec in enumerate(specs, 1):
         with store.claim(spec.instance, spec.method, spec.seed, spec.time_limit) as claimed:
             if not claimed:
-                log.info("[%d/%d] %s: running in another process, left to it", number, len(specs), spec)
+                log.info("[%d/%d] %s: running in another process, left to it", number, len(specs),
+                         spec)
                 summary.busy += 1
                 continue
             done = store.get(spec.instance, spec.method, spec.seed, spec.time_limit)

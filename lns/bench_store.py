@@ -113,12 +113,13 @@ class BenchStore:
 
     @contextlib.contextmanager
     def claim(self, instance: str, method: str, seed: int, time_limit: float) -> Iterator[bool]:
-        """Hold the lock of a run while the ``with`` block runs; ``False`` if a live process holds it.
+        """Hold the lock of a run while the ``with`` block runs; ``False`` if a live process has it.
 
         The lock is an exclusive, non-blocking ``flock`` on ``locks/<run>.lock``; a forked child
         shares it, so the run stays claimed until both the runner and its worker have ended.
         """
-        path = self.root / LOCKS / record_name(instance, method, seed, time_limit).replace(".json", ".lock")
+        name = record_name(instance, method, seed, time_limit).replace(".json", ".lock")
+        path = self.root / LOCKS / name
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a") as handle:
             try:

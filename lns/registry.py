@@ -54,7 +54,7 @@ def selector_defaults(name: str) -> dict:
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         if parameter.default is parameter.empty:
-            raise TypeError(f"selector '{name}': constructor argument '{parameter.name}' has no default")
+            raise TypeError(f"selector '{name}': argument '{parameter.name}' has no default")
         defaults[parameter.name] = _plain(parameter.default)
     return defaults
 
@@ -78,8 +78,8 @@ def make_selector(name: str, **options) -> Selector:
         raise ValueError(f"selector '{name}': {error}") from None
 
 
-def adaptive_selector(selectors: Sequence[str | Selector] | None = None, options: dict | None = None,
-                      **settings) -> Selector:
+def adaptive_selector(selectors: Sequence[str | Selector] | None = None,
+                      options: dict | None = None, **settings) -> Selector:
     """An :class:`~heuristics.adaptive.AdaptiveSelector` whose arms may be given by name.
 
     Parameters
@@ -97,11 +97,13 @@ def adaptive_selector(selectors: Sequence[str | Selector] | None = None, options
     names = [arm for arm in selectors or () if isinstance(arm, str)]
     unknown = sorted(set(options) - set(names))
     if unknown:
-        raise ValueError(f"selector 'adaptive': options given for {unknown}, which are not among the arms {names}")
+        raise ValueError(f"selector 'adaptive': options given for {unknown}, "
+                         f"which are not among the arms {names}")
     if "adaptive" in names:
         raise ValueError("selector 'adaptive' cannot be one of its own arms")
     arms = None if selectors is None else [
-        make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm for arm in selectors]
+        make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm
+        for arm in selectors]
     try:
         return adaptive(arms, **settings)
     except TypeError as error:

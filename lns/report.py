@@ -4,7 +4,9 @@ The runs of a folder (:mod:`lns.bench_store`) are grouped by instance set and ti
 ``T``; each group gets a summary table (mean and median primal integral, survival and
 best-performing rates, iterations), two plots, per-instance tables of the gap at ``T`` and
 of the primal integral (with their mean and median), and the pairwise win counts of the
-methods (on how many instances one has a lower primal integral than another). Per run, the primal gap is the step
+methods (on how many instances one has a lower primal integral than another).
+
+Per run, the primal gap is the step
 function of its trajectory (:mod:`lns.core.metrics`); seeds are averaged per instance and
 method before instances are aggregated, so every instance weighs the same. A run that
 failed or was skipped (a method that does not apply, such as CP-SAT on a problem with
@@ -107,7 +109,7 @@ class GroupMetrics:
         return best_performing_rate(self.gaps[:, complete, time_index])
 
     def wins(self) -> np.ndarray:
-        """``wins[a, b]``: complete instances on which method ``a`` has a lower primal integral than ``b``."""
+        """``wins[a, b]``: complete instances where method ``a``'s primal integral is below ``b``'s."""
         integrals = self.integrals[:, self.complete_instances()]
         return (integrals[:, None, :] < integrals[None, :, :]).sum(axis=2)
 
@@ -197,8 +199,8 @@ def _fmt(value: float, digits: int = 4) -> str:
 
 def group_markdown(group: GroupMetrics, records: list[RunRecord], refs: dict, threshold: float,
                    plots: tuple[Path, Path], out_dir: Path) -> str:
-    """The markdown section of one group: summary table, plots, per-instance gaps and primal integrals,
-    pairwise wins, references, failures."""
+    """The markdown section of one group: summary table, plots, per-instance gaps and primal
+    integrals, pairwise wins, references, failures."""
     T = group.time_limit
     lines = [f"## {group.instance_set}, T = {T:g} s", "", *_summary_table(group, threshold), "",
              *(f"![{p.stem}]({p.relative_to(out_dir).as_posix()})" for p in plots), "",
@@ -222,25 +224,29 @@ def group_markdown(group: GroupMetrics, records: list[RunRecord], refs: dict, th
 def _summary_table(group: GroupMetrics, threshold: float) -> list[str]:
     survival = group.survival(threshold)[:, -1]
     best = group.best_rate()
-    lines = [f"Gap and rates at T; primal integral over [0, T] in seconds (T = no solution all along), mean "
-             f"and median over instances. Survival: share of instances with gap ≤ {threshold:g}. "
-             f"Best-performing rate over the {int(group.complete_instances().sum())} instances every method "
-             "ran; ties count for each. Iterations: LNS iterations per run, mean over instances.", "",
-             "| method | instances | seeds | runs | failed | skipped | mean gap at T | mean primal integral (s) "
-             "| median primal integral (s) | survival at T | best-performing at T | iterations |",
+    lines = [f"Gap and rates at T; primal integral over [0, T] in seconds (T = no solution all "
+             f"along), mean and median over instances. Survival: share of instances with gap ≤ "
+             f"{threshold:g}. Best-performing rate over the {int(group.complete_instances().sum())} "
+             "instances every method ran; ties count for each. Iterations: LNS iterations per run, "
+             "mean over instances.", "",
+             "| method | instances | seeds | runs | failed | skipped | mean gap at T "
+             "| mean primal integral (s) | median primal integral (s) | survival at T "
+             "| best-performing at T | iterations |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for m, method in enumerate(group.methods):
-        ran = ~np.isnan(group.integrals[m])
-        lines.append(f"| {method} | {int(ran.sum())}/{len(group.instances)} | {group.seeds[m]} | {group.runs[m]} "
-                     f"| {group.failed[m]} | {group.skipped[m]} | {_fmt(np.nanmean(group.gaps[m, :, -1]))} "
-                     f"| {_fmt(np.nanmean(group.integrals[m]), 2)} | {_fmt(np.nanmedian(group.integrals[m]), 2)} "
-                     f"| {_fmt(survival[m], 3)} | {_fmt(best[m], 3)} | {_fmt(np.nanmean(group.iterations[m]), 0)} |")
+        ran = int((~np.isnan(group.integrals[m])).sum())
+        cells = [method, f"{ran}/{len(group.instances)}", group.seeds[m], group.runs[m], group.failed[m],
+                 group.skipped[m], _fmt(np.nanmean(group.gaps[m, :, -1])),
+                 _fmt(np.nanmean(group.integrals[m]), 2), _fmt(np.nanmedian(group.integrals[m]), 2),
+                 _fmt(survival[m], 3), _fmt(best[m], 3), _fmt(np.nanmean(group.iterations[m]), 0)]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
     return lines
 
 
 def _instance_table(group: GroupMetrics, values: np.ndarray, digits: int) -> list[str]:
-    """One row per instance of ``values`` (shape (methods, instances)), then the mean and median rows."""
-    lines = ["| instance | " + " | ".join(group.methods) + " |", "|---|" + "---:|" * len(group.methods)]
+    """A row per instance of ``values`` (shape (methods, instances)), then mean and median rows."""
+    lines = ["| instance | " + " | ".join(group.methods) + " |",
+             "|---|" + "---:|" * len(group.methods)]
     rows = [(instance, values[:, i]) for i, instance in enumerate(group.instances)]
     rows += [(f"**{name}**", reduce(values, axis=1)) for name, reduce in (("mean", np.nanmean),
                                                                          ("median", np.nanmedian))]
@@ -252,8 +258,8 @@ def _instance_table(group: GroupMetrics, values: np.ndarray, digits: int) -> lis
 def _wins_table(group: GroupMetrics) -> list[str]:
     """Pairwise win counts: on how many complete instances the row's method beats the column's."""
     wins, complete = group.wins(), int(group.complete_instances().sum())
-    lines = [f"Wins: on how many of the {complete} instances every method ran the row's method has a lower "
-             "primal integral than the column's.", "",
+    lines = [f"Wins: on how many of the {complete} instances every method ran the row's method "
+             "has a lower primal integral than the column's.", "",
              "| wins | " + " | ".join(group.methods) + " |", "|---|" + "---:|" * len(group.methods)]
     for a, method in enumerate(group.methods):
         lines.append(f"| {method} | " + " | ".join("–" if a == b else str(wins[a, b])

@@ -68,7 +68,8 @@ arm = RandomSelector()
     (AdaptiveSelector, {"decay": 1.0}, "decay must be in"),
     (AdaptiveSelector, {"reward": 0.0}, "reward > penalty"),
     (adaptive_by_name, {"selectors": ["adaptive"]}, "cannot be one of its own arms"),
-    (adaptive_by_name, {"options": {"rins": {}}, "selectors": ["random"]}, r"options given for \['rins'\]"),
+    (adaptive_by_name, {"options": {"rins": {}}, "selectors": ["random"]},
+     r"options given for \['rins'\]"),
     (adaptive_by_name, {"selectors": ["random"], "decy": 0.5}, "selector 'adaptive': .*'decy'"),
 ])
 def test_bad_settings_are_named(build, kwargs, message):

@@ -1,5 +1,5 @@
-"""The generated configs: every selector group composes and builds its class with the class's defaults,
-LNSConfig is a typed config, and a bad override gets one line naming the close option names."""
+"""The generated configs: every selector group composes and builds its class with the class's
+defaults, LNSConfig is a typed config, and a bad override gets one line naming the close names."""
 import dataclasses
 import subprocess
 import sys
@@ -28,21 +28,25 @@ def test_no_hand_written_copies_are_left():
 @pytest.mark.parametrize("name", sorted(SELECTORS))
 def test_every_selector_config_instantiates_its_class_with_the_class_defaults(name):
     cfg = _compose(f"selector={name}")
-    settings = {key: value for key, value in OmegaConf.to_container(cfg.selector).items() if key[0] != "_"}
-    assert {key: value for key, value in settings.items() if key != "options"} == selector_defaults(name)
+    settings = OmegaConf.to_container(cfg.selector)
+    hydra_keys = {"_target_", "_convert_", "options"}  # options: adaptive's arm settings by name
+    assert {key: value for key, value in settings.items() if key not in hydra_keys} == (
+        selector_defaults(name))
     selector = instantiate(cfg.selector)
     assert type(selector) is selector_class(name)
     assert selector.name == name
 
 
 def test_defaults_are_read_from_the_constructor():
-    assert selector_defaults("lb_relax") == {"variant": "positive", "epsilon": 0.05, "complete": True,
-                                             "warm_start": True, "lp_method": "highs"}
+    assert selector_defaults("lb_relax") == {"variant": "positive", "epsilon": 0.05,
+                                             "complete": True, "warm_start": True,
+                                             "lp_method": "highs"}
     assert selector_defaults("random") == {}
 
 
 def test_setting_override_reaches_the_selector():
-    assert instantiate(_compose("selector=lb_relax", "selector.variant=topk").selector).variant == "topk"
+    cfg = _compose("selector=lb_relax", "selector.variant=topk")
+    assert instantiate(cfg.selector).variant == "topk"
 
 
 def test_adaptive_arms_by_name_with_options_and_as_target_configs():
@@ -50,13 +54,15 @@ def test_adaptive_arms_by_name_with_options_and_as_target_configs():
                                     "selector.options={lb_relax: {variant: topk}}").selector)
     assert selector.arm_names == ["random", "lb_relax"] and selector.arms[1].variant == "topk"
     selector = instantiate(_compose(
-        "selector=adaptive", "selector.selectors=[random,{_target_: heuristics.rins.RINS, lp_method: highs-ds}]"
+        "selector=adaptive",
+        "selector.selectors=[random,{_target_: heuristics.rins.RINS, lp_method: highs-ds}]"
     ).selector)
     assert selector.arms[1].lp_method == "highs-ds"
 
 
 def test_a_selector_class_as_a_target_config():
-    cfg = _compose("++selector={_target_: heuristics.local_branching.LocalBranching, time_limit: 2.0}")
+    cfg = _compose(
+        "++selector={_target_: heuristics.local_branching.LocalBranching, time_limit: 2.0}")
     assert instantiate(cfg.selector).time_limit == 2.0
 
 
@@ -85,14 +91,16 @@ def test_bad_overrides_are_one_line_naming_the_close_options(overrides, message)
 
 
 def test_a_typo_on_the_command_line_exits_2_with_one_line(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "lns.cli.solve", "timelimit=5"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=60)
+    run = subprocess.run([sys.executable, "-m", "lns.cli.solve", "timelimit=5"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
-    assert run.stderr.strip() == "lns-solve: error: unknown option 'timelimit'; did you mean 'time_limit'?"
+    assert run.stderr.strip() == (
+        "lns-solve: error: unknown option 'timelimit'; did you mean 'time_limit'?")
 
 
 def test_naming_a_classical_selector_imports_no_torch():
     code = ("import sys, lns.cli.common; from hydra.utils import instantiate; "
-            "from lns.registry import make_selector; make_selector('adaptive', selectors=['random', 'rins']); "
+            "from lns.registry import make_selector; "
+            "make_selector('adaptive', selectors=['random', 'rins']); "
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -250,13 +250,15 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
     from lns.report import write_report
 
     root, *_ = pipeline
-    specs = compose_matrix([str(root / "instances" / "tiny_mis_[01].lp")], ["random", "cl_lns"], [0], 2.0,
-                           instance_set="tiny_mis", method_options={"cl_lns": {"checkpoint": str(root / "model.pt")}})
+    specs = compose_matrix([str(root / "instances" / "tiny_mis_[01].lp")], ["random", "cl_lns"], [0],
+                           2.0, instance_set="tiny_mis",
+                           method_options={"cl_lns": {"checkpoint": str(root / "model.pt")}})
     assert run_matrix(specs, BenchStore(tmp_path), isolate=False).ran == 4
     records = BenchStore(tmp_path).load()
     assert sorted((r.instance, r.method) for r in records) == [
         (f"tiny_mis_{i}", m) for i in (0, 1) for m in ("cl_lns", "random")]
-    assert all(r.status in ("feasible", "optimal") and r.iterations > 0 for r in records if r.method == "cl_lns")
+    assert all(r.status in ("feasible", "optimal") and r.iterations > 0
+               for r in records if r.method == "cl_lns")
     text = write_report(tmp_path).read_text()
     assert "| tiny_mis_1 |" in text and "| **median** |" in text
     assert re.search(r"^\| cl_lns \| [0-2] \| – \|$", text, re.MULTILINE)  # its wins against random

@@ -31,8 +31,9 @@ def main(cfg: DictConfig) -> None:
     log.info("%s: %d runs in the matrix, %d in shard %d/%d, results in %s", cfg.name, len(specs), len(part),
              cfg.shard, cfg.shards, store.root)
     summary = run_matrix(part, store, isolate=cfg.isolate, retry_failed=cfg.retry_failed, kill_grace=cfg.kill_grace)
-    print(f"lns-bench: {cfg.name} shard {cfg.shard}/{cfg.shards}: {summary.ran} runs done ({summary.failed} failed, "
-          f"{summary.skipped} skipped), {summary.resumed} found done, {summary.busy} running elsewhere; report: lns-report results_dir={store.root}")
+    print(f"lns-bench: {cfg.name} shard {cfg.shard}/{cfg.shards}: {summary.ran} runs done "
+          f"({summary.failed} failed, {summary.skipped} skipped), {summary.resumed} found done, "
+          f"{summary.busy} running elsewhere; report: lns-report results_dir={store.root}")
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ def hydra_app(app: str, config_name: str):
     """
 
     def decorate(task):
-        hydra_main = hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name=config_name)(
-            exit_on_error(app)(task))
+        main = hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name=config_name)
+        hydra_main = main(exit_on_error(app)(task))
 
         @functools.wraps(task)
         def entry():
@@ -61,7 +61,7 @@ def hydra_app(app: str, config_name: str):
 
 
 def override_problem(config_name: str, args: list[str]) -> str | None:
-    """What is wrong with the overrides in ``args`` for config ``config_name``, in one line, or None.
+    """What is wrong with the overrides in ``args`` for config ``config_name`` (one line), or None.
 
     Flags other than ``--multirun``/``-m`` leave the check to Hydra. A sweep (``a=1,2``) is
     checked for its key only.
@@ -111,8 +111,10 @@ def _unknown_option(cfg: DictConfig, key: str) -> str | None:
         return None
     parent, _, leaf = key.rpartition(".")
     node = OmegaConf.select(cfg, parent) if parent else cfg
-    names = [str(name) for name in node if not str(name).startswith("_")] if isinstance(node, DictConfig) else []
-    return _did_you_mean(f"unknown option '{key}'", leaf, names, prefix=f"{parent}." if parent else "")
+    names = [str(name) for name in node] if isinstance(node, DictConfig) else []
+    names = [name for name in names if not name.startswith("_")]
+    prefix = f"{parent}." if parent else ""
+    return _did_you_mean(f"unknown option '{key}'", leaf, names, prefix=prefix)
 
 
 def _did_you_mean(message: str, name: str, choices, prefix: str = "") -> str:
@@ -124,7 +126,7 @@ def _did_you_mean(message: str, name: str, choices, prefix: str = "") -> str:
 
 
 def _first_line(error: BaseException) -> str:
-    """The first line of ``error`` (or of its cause); for an OmegaConf error, with the key it names."""
+    """The first line of ``error`` (or of its cause); for an OmegaConf error, with its key."""
     error = error.__cause__ or error
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     key = getattr(error, "full_key", None)

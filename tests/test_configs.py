@@ -84,6 +84,8 @@ def test_lns_options_are_the_typed_loop_config():
     (["selector=rnadom"], "unknown selector 'rnadom'; did you mean 'random'?"),
     (["lns.growth=fast"], "lns.growth: Value 'fast' of type 'str' could not be converted to Float"),
     (["-m", "sed=1,2"], "unknown option 'sed'; did you mean 'seed'?"),
+    (["hydra.run.dri=x"], "unknown option 'hydra.run.dri'; did you mean 'hydra.run.dir'?"),
+    (["lsn.growth=1"], "unknown option 'lsn.growth'; did you mean 'lns'?"),
     (["time_limit=5", "selector=rins"], None),
 ])
 def test_bad_overrides_are_one_line_naming_the_close_options(overrides, message):

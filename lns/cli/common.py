@@ -81,14 +81,14 @@ def override_problem(config_name: str, args: list[str]) -> str | None:
     for override in parsed:
         key = override.key_or_group
         if override.is_sweep_override() and "/" not in key and not key.startswith("hydra."):
-            if OmegaConf.select(cfg, key, default=_ABSENT) is _ABSENT:
+            if not _has(cfg, key):
                 return _unknown_option(cfg, key)
     return None
 
 
 def _compose(config_name: str, overrides: list[str]) -> DictConfig:
     with initialize_config_dir(config_dir=CONFIG_PATH, version_base="1.3"):
-        return compose(config_name=config_name, overrides=overrides)
+        return compose(config_name=config_name, overrides=overrides, return_hydra_config=True)
 
 
 def _explain(config_name: str, overrides: list[str], error: Exception) -> str:
@@ -106,11 +106,18 @@ def _explain(config_name: str, overrides: list[str], error: Exception) -> str:
     return _first_line(error)
 
 
+def _has(cfg: DictConfig, key: str) -> bool:
+    found = OmegaConf.select(cfg, key, default=_ABSENT, throw_on_resolution_failure=False)
+    return found is not _ABSENT
+
+
 def _unknown_option(cfg: DictConfig, key: str) -> str | None:
-    if OmegaConf.select(cfg, key, default=_ABSENT) is not _ABSENT:
+    if _has(cfg, key):
         return None
-    parent, _, leaf = key.rpartition(".")
-    node = OmegaConf.select(cfg, parent) if parent else cfg
+    parts = key.split(".")
+    depth = next(i for i in range(len(parts)) if not _has(cfg, ".".join(parts[:i + 1])))
+    parent, leaf = ".".join(parts[:depth]), parts[depth]
+    node = OmegaConf.select(cfg, parent, throw_on_resolution_failure=False) if parent else cfg
     names = [str(name) for name in node] if isinstance(node, DictConfig) else []
     names = [name for name in names if not name.startswith("_")]
     prefix = f"{parent}." if parent else ""

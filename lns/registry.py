@@ -4,7 +4,7 @@ Entries are import paths, so that naming a classical selector never imports torc
 learned selector's module is imported only when it is asked for (and it imports torch only
 when set up). A selector's settings and their defaults are its constructor's signature;
 :func:`selector_defaults` reads them there, and the command line's Hydra configs are built
-from them (:mod:`lns.cli.configs`), so no second copy exists.
+from them (:mod:`configs.generated`), so no second copy exists.
 
 ``"adaptive"`` is built by :func:`adaptive_selector`, which turns arm names into selector
 objects here, so that :class:`heuristics.adaptive.AdaptiveSelector` itself takes objects and

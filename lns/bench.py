@@ -7,18 +7,25 @@ names every one of them that is configured. Every run gets the same wall-clock b
 reading the problem included, and its incumbent trajectory is stored
 (:mod:`lns.bench_store`).
 
-Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume),
+Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume) and
+the runs another live process is running (their lock is held, :meth:`BenchStore.claim`),
 records a run that raises as a failure and goes on, and by default runs each run in a
 forked child process, so that a crash inside SCIP or CP-SAT (a segmentation fault, a hang
-past the time limit) costs that run only.
+past the time limit) costs that run only. The child dies with its parent (Linux's
+``PR_SET_PDEATHSIG``), so a killed benchmark leaves no orphan running its cell beside the
+run that resumes it.
 """
 from __future__ import annotations
 
+import ctypes
 import datetime
 import glob
+import importlib
 import logging
 import multiprocessing
+import os
 import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +42,9 @@ log = logging.getLogger("lns")
 WHOLE_PROBLEM_METHODS = ("scip", "cpsat")
 #: Learned selectors run only with a trained model: the option that names it.
 REQUIRED_OPTIONS = {"cl_lns": "checkpoint"}
+#: Modules a method's runs import, imported once before the runs (forked workers inherit them),
+#: so that no run pays their import (torch's takes seconds) inside its budget.
+PRELOAD = {"cl_lns": ("learning.checkpoint", "learning.features", "learning.graph")}
 ALL = "all"
 
 
@@ -205,8 +215,27 @@ def execute(spec: RunSpec) -> RunRecord:
                      trajectory=[[float(t), float(v)] for t, v in result.trajectory], finished_at=_now())
 
 
-def _execute_and_store(spec: RunSpec, results_dir: str) -> None:
+def _execute_and_store(spec: RunSpec, results_dir: str, parent: int) -> None:
+    die_with_parent(parent)
     BenchStore(results_dir).write(execute(spec))
+
+
+#: ``prctl`` option of Linux: the signal the calling process gets when its parent ends.
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel kill this process when its parent (process ``parent``) ends, however it ends.
+
+    Linux only (``prctl(PR_SET_PDEATHSIG, SIGKILL)``); elsewhere nothing is done. A parent that
+    died before the call is caught by comparing the parent id, and this process exits at once.
+    """
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            log.warning("prctl(PR_SET_PDEATHSIG) failed: %s", os.strerror(ctypes.get_errno()))
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunRecord:
@@ -214,7 +243,8 @@ def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunReco
 
     The child is killed ``kill_grace`` seconds after the run's time limit.
     """
-    child = multiprocessing.get_context("fork").Process(target=_execute_and_store, args=(spec, str(store.root)),
+    child = multiprocessing.get_context("fork").Process(target=_execute_and_store,
+                                                        args=(spec, str(store.root), os.getpid()),
                                                         name=f"lns-bench {spec}")
     store.path(spec.instance, spec.method, spec.seed, spec.time_limit).unlink(missing_ok=True)
     began = time.perf_counter()
@@ -245,17 +275,19 @@ def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunReco
 
 @dataclass
 class MatrixSummary:
-    """How a call of :func:`run_matrix` went: runs done now, found done already, and failed now."""
+    """How a call of :func:`run_matrix` went: runs done now, found done already, failed and skipped
+    now, and left to another live process running them (``busy``)."""
 
     ran: int = 0
     resumed: int = 0
     failed: int = 0
     skipped: int = 0
+    busy: int = 0
 
 
 def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True, retry_failed: bool = True,
                kill_grace: float = 120.0) -> MatrixSummary:
-    """Run every cell of ``specs`` that has no record yet in ``store``, one after the other.
+    """Run each cell of ``specs`` that has no record in ``store`` and no live runner, in turn.
 
     Parameters
     ----------
@@ -269,18 +301,26 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
     kill_grace : float
         Seconds past its time limit after which an isolated run is killed.
     """
+    for module in sorted({module for spec in specs for module in PRELOAD.get(spec.method, ())}):
+        importlib.import_module(module)
     summary = MatrixSummary()
     for number, spec in enumerate(specs, 1):
-        done = store.get(spec.instance, spec.method, spec.seed, spec.time_limit)
-        if done is not None and not (retry_failed and done.failed):
-            summary.resumed += 1
-            continue
-        log.info("[%d/%d] %s", number, len(specs), spec)
-        if isolate:
-            record = run_isolated(spec, store, kill_grace)
-        else:
-            record = execute(spec)
-            store.write(record)
+        with store.claim(spec.instance, spec.method, spec.seed, spec.time_limit) as claimed:
+            if not claimed:
+                log.info("[%d/%d] %s: running in another process, left to it", number, len(specs),
+                         spec)
+                summary.busy += 1
+                continue
+            done = store.get(spec.instance, spec.method, spec.seed, spec.time_limit)
+            if done is not None and not (retry_failed and done.failed):
+                summary.resumed += 1
+                continue
+            log.info("[%d/%d] %s", number, len(specs), spec)
+            if isolate:
+                record = run_isolated(spec, store, kill_grace)
+            else:
+                record = execute(spec)
+                store.write(record)
         summary.ran += 1
         summary.failed += record.status == ERROR
         summary.skipped += record.status == SKIPPED

@@ -1,6 +1,9 @@
 """Where benchmark runs are kept: one JSON file per run, and one CSV row per run for tables.
 
-A results folder holds ``records/<instance>__<method>__s<seed>__t<time limit>.json``.
+A results folder holds ``records/<instance>__<method>__s<seed>__t<time limit>.json``, and
+``locks/`` one lock file per run that has started: a process running a run holds an exclusive
+``flock`` on it (:meth:`BenchStore.claim`), which the kernel releases when the last process
+holding it ends, however it ends, so a lock never outlives its run.
 One file per run lets parallel jobs (Hydra's joblib or submitit launchers) write
 without sharing a file, and makes resuming a matrix a matter of looking for the file.
 Files are written to a temporary name and renamed, so a run that is killed leaves
@@ -9,14 +12,18 @@ no half-written record. :func:`write_table` gathers the records into ``runs.csv`
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from lns.core.errors import LNSError
 
 RECORDS = "records"
+LOCKS = "locks"
 TABLE = "runs.csv"
 
 #: Statuses of a run that did not solve: ``error`` (it raised or its process died) and
@@ -103,6 +110,24 @@ class BenchStore:
             return _parse(path)
         except (FileNotFoundError, LNSError):
             return None
+
+    @contextlib.contextmanager
+    def claim(self, instance: str, method: str, seed: int, time_limit: float) -> Iterator[bool]:
+        """Hold the lock of a run while the ``with`` block runs; ``False`` if a live process has it.
+
+        The lock is an exclusive, non-blocking ``flock`` on ``locks/<run>.lock``; a forked child
+        shares it, so the run stays claimed until both the runner and its worker have ended.
+        """
+        name = record_name(instance, method, seed, time_limit).replace(".json", ".lock")
+        path = self.root / LOCKS / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            yield True
 
     def write(self, record: RunRecord) -> Path:
         """Store ``record``, replacing an earlier one of the same run, atomically."""

@@ -1,14 +1,24 @@
-"""One registry of neighborhood selectors, by name.
+"""One registry of neighborhood selectors, by name: the single source of their defaults.
 
-Entries are import paths, so that naming a classical selector never imports
-torch: the learned selector's module is imported only when it is asked for.
+Entries are import paths, so that naming a classical selector never imports torch: the
+learned selector's module is imported only when it is asked for (and it imports torch only
+when set up). A selector's settings and their defaults are its constructor's signature;
+:func:`selector_defaults` reads them there, and the command line's Hydra configs are built
+from them (:mod:`configs.generated`), so no second copy exists.
+
+``"adaptive"`` is built by :func:`adaptive_selector`, which turns arm names into selector
+objects here, so that :class:`heuristics.adaptive.AdaptiveSelector` itself takes objects and
+needs no registry.
 """
 from __future__ import annotations
 
 import importlib
+import inspect
+from collections.abc import Sequence
+from pathlib import Path
 
-from lns.core.selection import Selector
 from lns.core.errors import UnknownNameError
+from lns.core.selection import Selector
 
 SELECTORS = {
     "random": "heuristics.random_selector:RandomSelector",
@@ -29,10 +39,80 @@ def selector_class(name: str) -> type:
     return getattr(importlib.import_module(module), attribute)
 
 
+def selector_defaults(name: str) -> dict:
+    """The settings of selector ``name`` and their defaults, read from its constructor.
+
+    Values are given as configuration files hold them: a path as a string, a tuple as a list.
+
+    Raises
+    ------
+    TypeError
+        A constructor argument without a default (every selector must be buildable by name).
+    """
+    defaults = {}
+    for parameter in inspect.signature(selector_class(name)).parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        if parameter.default is parameter.empty:
+            raise TypeError(f"selector '{name}': argument '{parameter.name}' has no default")
+        defaults[parameter.name] = _plain(parameter.default)
+    return defaults
+
+
 def make_selector(name: str, **options) -> Selector:
-    """Build the selector registered as ``name`` with ``options`` as constructor arguments."""
+    """Build the selector registered as ``name`` with ``options`` as constructor arguments.
+
+    Raises
+    ------
+    UnknownNameError
+        ``name`` is not registered.
+    ValueError
+        An option the selector does not take, or a value it refuses; the message names the selector.
+    """
+    if name == "adaptive":
+        return adaptive_selector(**options)
     cls = selector_class(name)
     try:
         return cls(**options)
     except TypeError as error:
         raise ValueError(f"selector '{name}': {error}") from None
+
+
+def adaptive_selector(selectors: Sequence[str | Selector] | None = None,
+                      options: dict | None = None, **settings) -> Selector:
+    """An :class:`~heuristics.adaptive.AdaptiveSelector` whose arms may be given by name.
+
+    Parameters
+    ----------
+    selectors : sequence of str or Selector, optional
+        The arms: registry names (built with ``options``) or selector objects; ``None``: the
+        class's default arms.
+    options : dict, optional
+        Constructor arguments per arm name, e.g. ``{"lb_relax": {"variant": "topk"}}``.
+    **settings
+        The other arguments of :class:`~heuristics.adaptive.AdaptiveSelector` (``decay``, ...).
+    """
+    adaptive = selector_class("adaptive")
+    options = dict(options or {})
+    names = [arm for arm in selectors or () if isinstance(arm, str)]
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        raise ValueError(f"selector 'adaptive': options given for {unknown}, "
+                         f"which are not among the arms {names}")
+    if "adaptive" in names:
+        raise ValueError("selector 'adaptive' cannot be one of its own arms")
+    arms = None if selectors is None else [
+        make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm
+        for arm in selectors]
+    try:
+        return adaptive(arms, **settings)
+    except TypeError as error:
+        raise ValueError(f"selector 'adaptive': {error}") from None
+
+
+def _plain(value):
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value

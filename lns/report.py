@@ -1,7 +1,12 @@
 """Tables and plots of a benchmark's results folder (what ``lns-report`` writes).
 
 The runs of a folder (:mod:`lns.bench_store`) are grouped by instance set and time limit
-``T``; each group gets a markdown table and two plots. Per run, the primal gap is the step
+``T``; each group gets a summary table (mean and median primal integral, survival and
+best-performing rates, iterations), two plots, per-instance tables of the gap at ``T`` and
+of the primal integral (with their mean and median), and the pairwise win counts of the
+methods (on how many instances one has a lower primal integral than another).
+
+Per run, the primal gap is the step
 function of its trajectory (:mod:`lns.core.metrics`); seeds are averaged per instance and
 method before instances are aggregated, so every instance weighs the same. A run that
 failed or was skipped (a method that does not apply, such as CP-SAT on a problem with
@@ -72,6 +77,8 @@ class GroupMetrics:
         Seed-averaged primal gap; NaN where a method has no run on an instance.
     integrals : numpy.ndarray, shape (methods, instances)
         Seed-averaged primal integral in seconds; NaN where a method has no run.
+    iterations : numpy.ndarray, shape (methods, instances)
+        Seed-averaged LNS iterations (0 for plain SCIP and CP-SAT); NaN where a method has no run.
     seeds : numpy.ndarray of int, shape (methods,)
         Distinct seeds per method.
     runs, failed, skipped : numpy.ndarray of int, shape (methods,)
@@ -84,6 +91,7 @@ class GroupMetrics:
     times: np.ndarray
     gaps: np.ndarray
     integrals: np.ndarray
+    iterations: np.ndarray
     seeds: np.ndarray
     runs: np.ndarray
     failed: np.ndarray
@@ -99,6 +107,11 @@ class GroupMetrics:
         if not complete.any():
             return np.full(len(self.methods), np.nan)
         return best_performing_rate(self.gaps[:, complete, time_index])
+
+    def wins(self) -> np.ndarray:
+        """``wins[a, b]``: complete instances where method ``a``'s primal integral is below ``b``'s."""
+        integrals = self.integrals[:, self.complete_instances()]
+        return (integrals[:, None, :] < integrals[None, :, :]).sum(axis=2)
 
     def survival(self, threshold: float) -> np.ndarray:
         """Survival rate per method over time, shape (methods, n_times), over each method's instances."""
@@ -119,6 +132,7 @@ def group_metrics(records: list[RunRecord], n_times: int = 201) -> list[GroupMet
         times = np.linspace(0.0, time_limit, n_times)
         gaps = np.full((len(methods), len(instances), n_times), np.nan)
         integrals = np.full((len(methods), len(instances)), np.nan)
+        iterations = np.full((len(methods), len(instances)), np.nan)
         cells = defaultdict(list)
         for r in runs:
             cells[(methods.index(r.method), instances.index(r.instance))].append(r)
@@ -127,9 +141,10 @@ def group_metrics(records: list[RunRecord], n_times: int = 201) -> list[GroupMet
             reference = [refs[(instance_set, cell[0].instance)].value] * len(cell)
             gaps[m, i] = gap_curves(trajectories, reference, times).mean(axis=0)
             integrals[m, i] = primal_integrals(trajectories, reference, time_limit).mean()
+            iterations[m, i] = np.mean([r.iterations for r in cell])
         per_method = [[r for r in runs if r.method == m] for m in methods]
         result.append(GroupMetrics(
-            instance_set, time_limit, methods, instances, times, gaps, integrals,
+            instance_set, time_limit, methods, instances, times, gaps, integrals, iterations,
             seeds=np.array([len({r.seed for r in method_runs}) for method_runs in per_method]),
             runs=np.array([len(method_runs) for method_runs in per_method]),
             failed=np.array([sum(r.status == ERROR for r in method_runs) for method_runs in per_method]),
@@ -184,30 +199,16 @@ def _fmt(value: float, digits: int = 4) -> str:
 
 def group_markdown(group: GroupMetrics, records: list[RunRecord], refs: dict, threshold: float,
                    plots: tuple[Path, Path], out_dir: Path) -> str:
-    """The markdown section of one group: summary table, plots, per-instance gaps, references, failures."""
+    """The markdown section of one group: summary table, plots, per-instance gaps and primal
+    integrals, pairwise wins, references, failures."""
     T = group.time_limit
-    survival = group.survival(threshold)[:, -1]
-    best = group.best_rate()
-    complete = group.complete_instances()
-    lines = [f"## {group.instance_set}, T = {T:g} s", "",
-             f"Gap and rates at T; primal integral over [0, T] in seconds (T = no solution all along). "
-             f"Survival: share of instances with gap ≤ {threshold:g}. Best-performing rate over the "
-             f"{int(complete.sum())} instances every method ran; ties count for each.", "",
-             "| method | instances | seeds | runs | failed | skipped | mean gap at T | mean primal integral (s) "
-             "| survival at T | best-performing at T |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for m, method in enumerate(group.methods):
-        ran = ~np.isnan(group.integrals[m])
-        lines.append(f"| {method} | {int(ran.sum())}/{len(group.instances)} | {group.seeds[m]} | {group.runs[m]} "
-                     f"| {group.failed[m]} | {group.skipped[m]} | {_fmt(np.nanmean(group.gaps[m, :, -1]))} "
-                     f"| {_fmt(np.nanmean(group.integrals[m]), 2)} | {_fmt(survival[m], 3)} | {_fmt(best[m], 3)} |")
-    lines += ["", *(f"![{p.stem}]({p.relative_to(out_dir).as_posix()})" for p in plots), "",
-              "Mean primal gap at T per instance (over seeds):", "",
-              "| instance | " + " | ".join(group.methods) + " |", "|---|" + "---:|" * len(group.methods)]
-    for i, instance in enumerate(group.instances):
-        lines.append(f"| {instance} | " + " | ".join(_fmt(group.gaps[m, i, -1]) for m in range(len(group.methods)))
-                     + " |")
-    lines += ["", "References p*:", "", "| instance | sense | p* | source |", "|---|---|---:|---|"]
+    lines = [f"## {group.instance_set}, T = {T:g} s", "", *_summary_table(group, threshold), "",
+             *(f"![{p.stem}]({p.relative_to(out_dir).as_posix()})" for p in plots), "",
+             "Mean primal gap at T per instance (over seeds):", "",
+             *_instance_table(group, group.gaps[:, :, -1], 4), "",
+             "Primal integral per instance (s, mean over seeds):", "",
+             *_instance_table(group, group.integrals, 2), "", *_wins_table(group), "",
+             "References p*:", "", "| instance | sense | p* | source |", "|---|---|---:|---|"]
     for instance in group.instances:
         ref = refs[(group.instance_set, instance)]
         lines.append(f"| {instance} | {ref.sense or '?'} | {'–' if ref.value is None else f'{ref.value:.10g}'} "
@@ -218,6 +219,52 @@ def group_markdown(group: GroupMetrics, records: list[RunRecord], refs: dict, th
         lines += ["", "Failed and skipped runs:", ""]
         lines += [f"- {instance} · {method} · {status}: {error}" for instance, method, status, error in problems]
     return "\n".join(lines) + "\n"
+
+
+def _summary_table(group: GroupMetrics, threshold: float) -> list[str]:
+    survival = group.survival(threshold)[:, -1]
+    best = group.best_rate()
+    lines = [f"Gap and rates at T; primal integral over [0, T] in seconds (T = no solution all "
+             f"along), mean and median over instances. Survival: share of instances with gap ≤ "
+             f"{threshold:g}. Best-performing rate over the {int(group.complete_instances().sum())} "
+             "instances every method ran; ties count for each. Iterations: LNS iterations per run, "
+             "mean over instances.", "",
+             "| method | instances | seeds | runs | failed | skipped | mean gap at T "
+             "| mean primal integral (s) | median primal integral (s) | survival at T "
+             "| best-performing at T | iterations |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for m, method in enumerate(group.methods):
+        ran = int((~np.isnan(group.integrals[m])).sum())
+        cells = [method, f"{ran}/{len(group.instances)}", group.seeds[m], group.runs[m], group.failed[m],
+                 group.skipped[m], _fmt(np.nanmean(group.gaps[m, :, -1])),
+                 _fmt(np.nanmean(group.integrals[m]), 2), _fmt(np.nanmedian(group.integrals[m]), 2),
+                 _fmt(survival[m], 3), _fmt(best[m], 3), _fmt(np.nanmean(group.iterations[m]), 0)]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return lines
+
+
+def _instance_table(group: GroupMetrics, values: np.ndarray, digits: int) -> list[str]:
+    """A row per instance of ``values`` (shape (methods, instances)), then mean and median rows."""
+    lines = ["| instance | " + " | ".join(group.methods) + " |",
+             "|---|" + "---:|" * len(group.methods)]
+    rows = [(instance, values[:, i]) for i, instance in enumerate(group.instances)]
+    rows += [(f"**{name}**", reduce(values, axis=1)) for name, reduce in (("mean", np.nanmean),
+                                                                         ("median", np.nanmedian))]
+    for label, row in rows:
+        lines.append(f"| {label} | " + " | ".join(_fmt(value, digits) for value in row) + " |")
+    return lines
+
+
+def _wins_table(group: GroupMetrics) -> list[str]:
+    """Pairwise win counts: on how many complete instances the row's method beats the column's."""
+    wins, complete = group.wins(), int(group.complete_instances().sum())
+    lines = [f"Wins: on how many of the {complete} instances every method ran the row's method "
+             "has a lower primal integral than the column's.", "",
+             "| wins | " + " | ".join(group.methods) + " |", "|---|" + "---:|" * len(group.methods)]
+    for a, method in enumerate(group.methods):
+        lines.append(f"| {method} | " + " | ".join("–" if a == b else str(wins[a, b])
+                                                    for b in range(len(group.methods))) + " |")
+    return lines
 
 
 def _run_metrics(record: RunRecord, refs: dict) -> dict:

@@ -1,3 +1,4 @@
+import functools
 import time
 
 import numpy as np
@@ -5,10 +6,14 @@ import pytest
 
 from helpers import miplib
 from heuristics.adaptive import AdaptiveSelector
+from heuristics.graph import GraphInduced
+from heuristics.lb_relax import LBRelax
+from heuristics.random_selector import RandomSelector
 from lns.core.selection import SearchState
 from lns.api import solve
 from lns.core.problem import read_problem
 from lns.core.result import IterationRecord
+from lns.registry import make_selector
 
 
 def record(improved, seconds=0.1):
@@ -16,7 +21,7 @@ def record(improved, seconds=0.1):
 
 
 def test_weights_move_towards_the_arm_that_improves():
-    selector = AdaptiveSelector(selectors=["random", "graph"], decay=0.5)
+    selector = AdaptiveSelector([RandomSelector(), GraphInduced()], decay=0.5)
     problem = read_problem(miplib("p0201"))
     selector.setup(problem)
     state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 60)
@@ -31,7 +36,7 @@ def test_weights_move_towards_the_arm_that_improves():
 
 
 def test_slow_arms_are_chosen_less_for_the_same_success():
-    selector = AdaptiveSelector(selectors=["random", "graph"])
+    selector = make_selector("adaptive", selectors=["random", "graph"])
     problem = read_problem(miplib("p0201"))
     state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 60)
     rng = np.random.default_rng(1)
@@ -41,21 +46,40 @@ def test_slow_arms_are_chosen_less_for_the_same_success():
     assert arms.count("graph") > 90
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"selectors": []}, "distinct registry names"),
-    ({"selectors": ["random", "random"]}, "distinct registry names"),
-    ({"selectors": ["adaptive"]}, "cannot be one of its own arms"),
-    ({"decay": 1.0}, "decay must be in"),
-    ({"reward": 0.0}, "reward > penalty"),
-    ({"options": {"rins": {}}, "selectors": ["random"]}, r"options given for \['rins'\]"),
+def test_arms_by_name_or_object_and_the_default_arms():
+    mixed = make_selector("adaptive", selectors=["random", LBRelax(variant="topk")],
+                            options={"random": {}}, decay=0.5)
+    assert mixed.arm_names == ["random", "lb_relax"] and mixed.arms[1].variant == "topk"
+    assert mixed.decay == 0.5
+    assert AdaptiveSelector().arm_names == ["random", "lb_relax", "rins", "graph"]
+    twins = AdaptiveSelector([LBRelax(variant="topk"), LBRelax(variant="sample")])
+    assert twins.arm_names == ["lb_relax[0]", "lb_relax[1]"]
+
+
+adaptive_by_name = functools.partial(make_selector, "adaptive")
+arm = RandomSelector()
+
+
+@pytest.mark.parametrize("build, kwargs, message", [
+    (AdaptiveSelector, {"selectors": []}, "distinct selector objects"),
+    (AdaptiveSelector, {"selectors": [arm, arm]}, "distinct selector objects"),
+    (AdaptiveSelector, {"selectors": [AdaptiveSelector()]}, "other than 'adaptive'"),
+    (AdaptiveSelector, {"selectors": ["random"]}, "an arm must be a selector"),
+    (AdaptiveSelector, {"decay": 1.0}, "decay must be in"),
+    (AdaptiveSelector, {"reward": 0.0}, "reward > penalty"),
+    (adaptive_by_name, {"selectors": ["adaptive"]}, "cannot be one of its own arms"),
+    (adaptive_by_name, {"options": {"rins": {}}, "selectors": ["random"]},
+     r"options given for \['rins'\]"),
+    (adaptive_by_name, {"selectors": ["random"], "decy": 0.5}, "selector 'adaptive': .*'decy'"),
 ])
-def test_bad_settings_are_named(kwargs, message):
+def test_bad_settings_are_named(build, kwargs, message):
     with pytest.raises(ValueError, match=message):
-        AdaptiveSelector(**kwargs)
+        build(**kwargs)
 
 
 def test_solve_with_adaptive_repeats_under_the_seed():
     runs = [solve(miplib("p0201"), "adaptive", iteration_limit=12, seed=4, iteration_node_limit=200,
-                  selector_options={"selectors": ["random", "graph", "rins"]}) for _ in range(2)]
+                  selector_options={"selectors": ["random", "graph", "rins"], "per_second": False})
+            for _ in range(2)]
     assert [r.objective_after for r in runs[0].iterations] == [r.objective_after for r in runs[1].iterations]
     assert runs[0].feasibility.feasible

@@ -1,5 +1,6 @@
 """lns-bench and lns-report: the matrix, resume, failures, a tiny end-to-end run, and bad input."""
 import faulthandler
+import glob
 import json
 import os
 import signal
@@ -141,6 +142,25 @@ def test_references_take_the_sense_and_the_solu_value_into_account():
     assert (refs[("set", "d")].value, refs[("set", "d")].source) == (26.0, "best_found")
 
 
+def test_report_has_median_per_instance_integral_and_win_tables(tmp_path):
+    store = BenchStore(tmp_path)
+    # minimisation, p* = 10 from the .solu value: the primal integral is the time to the first
+    # solution (the only one, optimal)
+    first_solution = {("a", "scip"): 5.0, ("a", "random"): 0.0, ("b", "scip"): 0.0,
+                      ("b", "random"): 2.0, ("c", "scip"): 4.0, ("c", "random"): 1.0}
+    for (instance, method), seconds in first_solution.items():
+        store.write(_record(instance, method, 10.0, sense="minimize", known=10.0,
+                            trajectory=[[seconds, 10.0]]))
+    text = write_report(tmp_path).read_text()
+    integral_table = text.split("Primal integral per instance")[1]
+    assert "| a | 5.00 | 0.00 |" in integral_table
+    assert "| **mean** | 3.00 | 1.00 |" in integral_table
+    assert "| **median** | 4.00 | 1.00 |" in integral_table
+    assert "| scip | – | 1 |" in text and "| random | 2 | – |" in text  # random beats scip on a and c
+    summary = next(line for line in text.splitlines() if line.startswith("| scip |"))
+    assert summary.split("|")[8:10] == [" 3.00 ", " 4.00 "]  # mean and median primal integral
+
+
 def _cli(*args, cwd):
     return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
@@ -157,7 +177,10 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     assert report.returncode == 0, report.stderr
     text = (results / "report.md").read_text()
     assert "## tiny, T = 1 s" in text
-    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("| "):
+            rows.setdefault(line.split("|")[1].strip(), line)  # the first table a name heads a row of
     assert set(rows) >= {"scip", "cpsat", "random", "knapsack", "mixed"}
     # cpsat: 2 instances, 1 seed, 2 runs, 0 failed, 1 skipped; the skipped run has gap 1 at T
     assert rows["cpsat"].split("|")[2:7] == [" 2/2 ", " 1 ", " 2 ", " 0 ", " 1 "]
@@ -174,7 +197,7 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     assert json.loads(knapsack_scip.trajectory)[-1][1] == pytest.approx(23.0)
     again = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]",
                  "time_limit=1", f"results_dir={results}", "name=tiny", cwd=tmp_path)
-    assert "0 runs done (0 failed, 0 skipped), 6 found done" in again.stdout
+    assert "0 runs done (0 failed, 0 skipped), 6 found done, 0 running elsewhere" in again.stdout
 
 
 @pytest.mark.slow
@@ -212,7 +235,11 @@ def test_report_of_an_empty_folder_names_it(tmp_path):
         write_report(tmp_path)
 
 
-@pytest.mark.parametrize("preset", sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml")))
+PRESETS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
+CL_LNS_PRESETS = [preset for preset in PRESETS if preset.startswith("cl_lns_")]
+
+
+@pytest.mark.parametrize("preset", sorted(set(PRESETS) - set(CL_LNS_PRESETS)))
 def test_presets_compose_and_point_to_their_generated_test_set(preset):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("bench", overrides=[f"+experiment={preset}"])
@@ -227,9 +254,80 @@ def test_presets_compose_and_point_to_their_generated_test_set(preset):
     assert ("cl_lns" in methods) == (problem_class in ("mis", "mvc"))
 
 
+@pytest.mark.parametrize("preset", CL_LNS_PRESETS)
+def test_cl_lns_presets_run_the_held_out_set_of_the_shipped_model(preset):
+    problem_class = preset.removeprefix("cl_lns_")
+    cfg = _compose_bench(f"+experiment={preset}")
+    assert list(cfg.instances) == [f"data/{problem_class}_test/*.mps.gz"]
+    assert expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options)) == [
+        "scip", "random", "local_branching", "lb_relax", "cl_lns"]
+    assert cfg.method_options.cl_lns.checkpoint == problem_class
+    header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    assert f"out_dir=data/{problem_class}_test" in header
+    assert f"results_dir={cfg.results_dir}" in header
+
+
+def _compose_bench(*overrides):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return compose("bench", overrides=list(overrides))
+
+
 @pytest.mark.parametrize("launcher, target", [("local", "JoblibLauncher"), ("slurm", "SlurmLauncher")])
 def test_shipped_launchers_compose(launcher, target):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("bench", overrides=[f"hydra/launcher={launcher}"], return_hydra_config=True)
     assert cfg.hydra.launcher._target_.endswith(target)
     assert cfg.results_dir == "benchmarks/results/miplib_60s" and cfg.methods == "all"
+
+
+def _children(pid):
+    """Ids of the live processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.split("/")[2]))
+    return found
+
+
+def _wait_for(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    return condition()
+
+
+def _alive(pids):
+    return [pid for pid in pids if os.path.exists(f"/proc/{pid}")
+            and open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[0] != "Z"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc")
+def test_a_killed_benchmark_leaves_no_orphan_and_a_resume_runs_the_cell_once(tmp_path):
+    args = [sys.executable, "-m", "lns.cli.bench", "instances=[air05]", "methods=[scip]",
+            "time_limit=8", f"results_dir={tmp_path}", "name=orphans",
+            "hydra/hydra_logging=disabled", "hydra/job_logging=disabled"]
+    specs = compose_matrix(["air05"], ["scip"], [0], 8, instance_set="orphans")
+    parent = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        workers = _wait_for(lambda: _children(parent.pid), 60)
+        assert workers, "lns-bench started no worker"
+        beside = run_matrix(specs, BenchStore(tmp_path))  # a resume beside the run leaves it
+        assert (beside.busy, beside.ran, beside.resumed) == (1, 0, 0)
+        time.sleep(1)  # the worker is solving
+    finally:
+        parent.kill()
+        parent.wait()
+    assert _wait_for(lambda: not _alive(workers), 5), "the worker outlived its killed parent"
+    assert BenchStore(tmp_path).get("air05", "scip", 0, 8.0) is None
+    resumed = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "1 runs done (0 failed, 0 skipped), 0 found done, 0 running elsewhere" in resumed.stdout
+    assert [p.name for p in (tmp_path / "records").iterdir()] == ["air05__scip__s0__t8.json"]
+    assert BenchStore(tmp_path).get("air05", "scip", 0, 8.0).status in ("feasible", "optimal")

@@ -1,5 +1,6 @@
 """CL-LNS end to end on tiny independent-set instances: collect -> train -> solve, in seconds."""
 import csv
+import re
 import importlib.util
 import sys
 from pathlib import Path
@@ -249,24 +250,24 @@ def test_cl_lns_config_composes_with_the_shipped_default():
 
 
 @pytest.mark.slow
-def test_cl_lns_benchmark_writes_rows_and_reports_them(pipeline, tmp_path, capsys):
-    root, paths, *_ = pipeline
-    spec = importlib.util.spec_from_file_location("cl_lns_bench", Path(__file__).parents[1] / "benchmarks" / "cl_lns.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    rows_file = tmp_path / "rows.csv"
-    bench.main(["--classes", "mis", "--test-pattern", str(root / "instances" / "tiny_{cls}_[01].lp"),
-                "--time-limit", "2", "--methods", "random", "cl_lns", "--checkpoint", f"mis={root / 'model.pt'}",
-                "--csv", str(rows_file)])
-    rows = list(csv.DictReader(rows_file.open()))
-    assert sorted((r["instance"], r["method"]) for r in rows) == [
+def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path):
+    from lns.bench import compose_matrix, run_matrix
+    from lns.bench_store import BenchStore
+    from lns.report import write_report
+
+    root, *_ = pipeline
+    specs = compose_matrix([str(root / "instances" / "tiny_mis_[01].lp")], ["random", "cl_lns"], [0],
+                           2.0, instance_set="tiny_mis",
+                           method_options={"cl_lns": {"checkpoint": str(root / "model.pt")}})
+    assert run_matrix(specs, BenchStore(tmp_path), isolate=False).ran == 4
+    records = BenchStore(tmp_path).load()
+    assert sorted((r.instance, r.method) for r in records) == [
         (f"tiny_mis_{i}", m) for i in (0, 1) for m in ("cl_lns", "random")]
-    assert all(0.0 <= float(r["gap"]) <= 1.0 and float(r["primal_integral"]) >= 0.0 for r in rows)
-    capsys.readouterr()
-    bench.main(["--report", str(rows_file), "--time-limit", "2"])
-    printed = capsys.readouterr().out
-    assert "### mis (2 held-out instances" in printed and "| tiny_mis_1 |" in printed
-    assert "cl_lns has a lower primal integral than random on" in printed
+    assert all(r.status in ("feasible", "optimal") and r.iterations > 0
+               for r in records if r.method == "cl_lns")
+    text = write_report(tmp_path).read_text()
+    assert "| tiny_mis_1 |" in text and "| **median** |" in text
+    assert re.search(r"^\| cl_lns \| [0-2] \| – \|$", text, re.MULTILINE)  # its wins against random
 
 
 @pytest.mark.parametrize("name", ["mis_test", "mvc_test"])

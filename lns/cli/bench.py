@@ -4,24 +4,23 @@ Sequential by default; ``--multirun`` runs the shards of the matrix (``shard`` i
 ``range(shards)``, 2 by default) as Hydra jobs, in parallel with the joblib launcher
 (``hydra/launcher=joblib``, the default for multiruns) or on a cluster with
 ``hydra/launcher=slurm``. Sweeping ``instances``, ``methods`` or ``seeds`` instead gives one
-job per value. Finished runs are skipped, so any of these can be rerun to resume.
+job per value. Finished runs are skipped, and so are runs another live process is running, so
+any of these can be rerun to resume, even beside a run still going.
 """
 from __future__ import annotations
 
 import logging
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from lns.bench import compose_matrix, run_matrix, shard
 from lns.bench_store import BenchStore
-from lns.cli.common import CONFIG_PATH, exit_on_error
+from lns.cli.common import hydra_app
 
 log = logging.getLogger("lns")
 
 
-@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="bench")
-@exit_on_error("lns-bench")
+@hydra_app("lns-bench", "bench")
 def main(cfg: DictConfig) -> None:
     container = OmegaConf.to_container(cfg, resolve=True)
     specs = compose_matrix(container["instances"], container["methods"], container["seeds"], cfg.time_limit,
@@ -32,8 +31,9 @@ def main(cfg: DictConfig) -> None:
     log.info("%s: %d runs in the matrix, %d in shard %d/%d, results in %s", cfg.name, len(specs), len(part),
              cfg.shard, cfg.shards, store.root)
     summary = run_matrix(part, store, isolate=cfg.isolate, retry_failed=cfg.retry_failed, kill_grace=cfg.kill_grace)
-    print(f"lns-bench: {cfg.name} shard {cfg.shard}/{cfg.shards}: {summary.ran} runs done ({summary.failed} failed, "
-          f"{summary.skipped} skipped), {summary.resumed} found done; report: lns-report results_dir={store.root}")
+    print(f"lns-bench: {cfg.name} shard {cfg.shard}/{cfg.shards}: {summary.ran} runs done "
+          f"({summary.failed} failed, {summary.skipped} skipped), {summary.resumed} found done, "
+          f"{summary.busy} running elsewhere; report: lns-report results_dir={store.root}")
 
 
 if __name__ == "__main__":

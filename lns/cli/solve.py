@@ -4,13 +4,12 @@ from __future__ import annotations
 import logging
 import sys
 
-import hydra
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from instances.bundled import resolve_instance
 from lns.api import solve
-from lns.cli.common import CONFIG_PATH, exit_on_error
+from lns.cli.common import hydra_app
 from lns.cli.progress_bar import ProgressBar
 from lns.cli.signals import exit_after_stop_signal
 from lns.core.metrics import primal_gap
@@ -19,14 +18,14 @@ from lns.core.solu import known_objective
 log = logging.getLogger("lns")
 
 
-@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="solve")
-@exit_on_error("lns-solve")
+@hydra_app("lns-solve", "solve")
 @exit_after_stop_signal("lns-solve")
 def main(cfg: DictConfig) -> None:
     instance = resolve_instance(cfg.instance)
     selector = instantiate(cfg.selector)
     optimum = cfg.optimum if cfg.optimum is not None else known_objective(instance)
-    options = OmegaConf.to_container(cfg.lns, resolve=True)
+    # the LNS loop's settings (scip_params among them) are for LNS and plain SCIP, not for CP-SAT
+    options = OmegaConf.to_container(cfg.lns, resolve=True) if cfg.method != "cpsat" else {}
     show_bar = cfg.progress == "bar" or (cfg.progress == "auto" and sys.stderr.isatty())
     bar = ProgressBar(cfg.time_limit, optimum) if show_bar else None
     handlers = [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)] if bar else []

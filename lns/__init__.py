@@ -20,8 +20,10 @@ _EXPORTS = {
     "InfeasibleProblemError": "lns.core.errors", "UnboundedProblemError": "lns.core.errors", "SolutionFileError": "lns.core.errors",
     "UnknownNameError": "lns.core.errors",
 }
+#: Modules reachable as attributes: ``lns.stop.NoImprovement(seconds=20) | lns.stop.Target(1500)``.
+_MODULES = {"stop": "lns.core.stop"}
 
-__all__ = [*_EXPORTS, "__version__"]
+__all__ = [*_EXPORTS, *_MODULES, "__version__"]
 
 
 def _version() -> str:
@@ -39,6 +41,8 @@ __version__ = _version()
 
 
 def __getattr__(name: str):
+    if name in _MODULES:
+        return import_module(_MODULES[name])
     if name not in _EXPORTS:
         raise AttributeError(f"module 'lns' has no attribute {name!r}")
     return getattr(import_module(_EXPORTS[name]), name)

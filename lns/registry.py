@@ -26,6 +26,8 @@ SELECTORS = {
     "lb_relax": "heuristics.lb_relax:LBRelax",
     "graph": "heuristics.graph:GraphInduced",
     "rins": "heuristics.rins:RINS",
+    "dins": "heuristics.dins:DINS",
+    "crossover": "heuristics.crossover:Crossover",
     "cl_lns": "learning.selector:CLLNS",
     "adaptive": "heuristics.adaptive:AdaptiveSelector",
 }

@@ -100,6 +100,8 @@ def solve(instance: str | Path | Problem, selector: str | Selector = "random", *
     rng = np.random.default_rng(seed)
     records, dual_bound = [], None
     used_method = method if len(problem.integer_indices) else "scip"
+    if used_method == "lns":
+        selector.check(problem)
     try:
         with InterruptGuard():
             if used_method == "scip":

@@ -121,12 +121,16 @@ class NumpyPolicy:
     def graph_cache(self, edge_index: np.ndarray, edge_features: np.ndarray, n_variables: int,
                     n_constraints: int) -> GraphCache:
         """What :meth:`logits` reuses for every observation of one graph (``edge_index``: constraint, variable)."""
-        edges = _linear(self._standardize(edge_features, "edge"), self.state, "edge_embedding")
+        edges = self._standardize(edge_features, "edge")
         constraint, variable = np.asarray(edge_index[0]), np.asarray(edge_index[1])
         to_constraints = _Direction.of(variable, constraint, n_constraints)
         to_variables = _Direction.of(constraint, variable, n_variables)
-        terms = {name: edges[direction.order] @ self.state[f"{name}.conv.lin_edge.weight"].T
-                 for name, direction in zip(self.PASSES, (to_constraints, to_variables))}
+        # The edge embedding is linear, so W_e (W x + b) is computed as (W_e W) x + W_e b: F columns, not 64.
+        weight, bias = self.state["edge_embedding.weight"], self.state["edge_embedding.bias"]
+        terms = {}
+        for name, direction in zip(self.PASSES, (to_constraints, to_variables)):
+            projection = self.state[f"{name}.conv.lin_edge.weight"]
+            terms[name] = edges[direction.order] @ (projection @ weight).T + projection @ bias
         return GraphCache(to_constraints, to_variables, terms)
 
     def _attention(self, name: str, source: np.ndarray, target: np.ndarray, direction: _Direction,

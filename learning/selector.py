@@ -7,14 +7,18 @@ selector frees the ``k`` integer variables with the highest scores, and once ``k
 reached its cap without improvement it samples instead (:func:`sample_by_scores`).
 
 Start-up: the checkpoint is read and checked when the selector is built (before the problem
-is read), its class is matched against the problem's in :meth:`CLLNS.check` (before the first
-solve), and the scores are computed with numpy (:mod:`learning.inference`), so a run never
-imports torch. The root LP, the feature build and the inference run inside the first selector
-call, within the run's deadline; their time counts in the LNS budget.
+is read), while a thread imports what the first call needs (scipy's LP solver); the model's
+class is matched against the problem's in :meth:`CLLNS.check` (before the first solve); the
+scores are computed with numpy (:mod:`learning.inference`), so a run never imports torch. The
+root LP, the feature build and the inference run inside the first selector call, within the
+run's deadline; their time counts in the LNS budget. ``benchmarks/cl_lns_startup.py`` measures
+each part.
 """
 from __future__ import annotations
 
+import importlib
 import logging
+import threading
 import time
 from pathlib import Path
 
@@ -85,6 +89,15 @@ def sample_by_scores(scores: np.ndarray, size: int, rng: np.random.Generator, it
     return chosen if len(chosen) else np.array([int(np.argmax(scores))])
 
 
+def _import_all(modules: tuple) -> None:
+    """Import ``modules``; a failure is left for the main thread's own import to report."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - the same import in the first call raises it with context
+            return
+
+
 class CLLNS(Selector):
     """Free the integer variables a trained CL-LNS network scores highest.
 
@@ -116,10 +129,16 @@ class CLLNS(Selector):
     """
 
     name = "cl_lns"
+    #: Modules the first call needs, imported in a thread from the constructor on, while the
+    #: problem is read and SCIP finds the first solution (``lns.core.lp`` imports scipy.optimize).
+    background_imports: tuple = ("lns.core.lp",)
 
     def __init__(self, checkpoint: str | Path | None = None, lp_time_limit: float = 60.0):
         if not lp_time_limit > 0:
             raise ValueError(f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}")
+        self.imports = threading.Thread(target=_import_all, args=(self.background_imports,),
+                                        name="cl_lns imports", daemon=True)
+        self.imports.start()
         self.requested = checkpoint
         self.lp_time_limit = float(lp_time_limit)
         self.checkpoint: Path | None = None
@@ -185,17 +204,13 @@ class CLLNS(Selector):
             return "interrupted"
         return "time_limit" if state.time_left() <= 0 else None
 
-    def _prepare(self, state: SearchState) -> None:
-        """The static features (root LP within the time left) and the model's graph cache."""
-        time_left = state.time_left()
-        self._extractor = FeatureExtractor(state.problem, lp_time_limit=max(0.01, min(self.lp_time_limit,
-                                                                                       time_left)))
-        if not self._extractor.lp.ok:
-            log.info("%s: root LP not solved within %.2fs; the LP feature columns are zero", state.problem.name,
-                     min(self.lp_time_limit, time_left))
-        extractor = self._extractor
-        self._graph = self._policy.graph_cache(extractor.edge_index, extractor.edge_features,
-                                               state.problem.n_vars, extractor.matrix.shape[0])
+    def _static_features(self, state: SearchState) -> FeatureExtractor:
+        """The static features, with the root LP limited to the time left."""
+        limit = max(0.01, min(self.lp_time_limit, state.time_left()))
+        extractor = FeatureExtractor(state.problem, lp_time_limit=limit)
+        if not extractor.lp.ok:
+            log.info("%s: root LP not solved within %.2fs; its feature columns are zero", state.problem.name, limit)
+        return extractor
 
     def scores(self, state: SearchState) -> np.ndarray | None:
         """Scores in (0, 1) of every variable of ``state.problem`` at the incumbent, shape (n,).
@@ -212,12 +227,19 @@ class CLLNS(Selector):
             return self._cache[1].copy()
         began = time.perf_counter()
         if self._extractor is None:
-            self._prepare(state)
+            self.imports.join(timeout=max(0.0, state.time_left()))
+            if self._stopped(state):
+                return None
+            self._extractor = self._static_features(state)
         observation = self._extractor.observe(state.incumbent, state.history)
         self._last["feature_time"] = time.perf_counter() - began
         if self._stopped(state):
             return None
         began = time.perf_counter()
+        if self._graph is None:
+            extractor = self._extractor
+            self._graph = self._policy.graph_cache(extractor.edge_index, extractor.edge_features,
+                                                   state.problem.n_vars, extractor.matrix.shape[0])
         scores = self._policy.scores(observation.variable_features, observation.constraint_features, self._graph)
         self._last["inference_time"] = time.perf_counter() - began
         self._cache = ([np.array(a, copy=True) for a in inputs], scores)

@@ -17,8 +17,10 @@ Two measurements on one instance (e.g. the paper's 6000-node independent set:
 
 Example (as reported in the closing notes)::
 
-    python benchmarks/cl_lns_startup.py /tmp/mis6000/mis_small_0000.mps.gz --trees /work/main . --repeats 3
+    python benchmarks/cl_lns_startup.py /tmp/mis6000/mis_small_0000.mps.gz \\
+        --trees /work/main . --repeats 3
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +53,8 @@ scored = [r.select_time for r in result.iterations if r.select_time > 1e-3]
 print(json.dumps({"first_neighborhood": first[0] - began if first else None,
                   "first_solution": result.trajectory[0][0] if result.trajectory else None,
                   "selection": float(np.median(scored)) if scored else None,
-                  "subsolve": float(np.median([r.solve_time for r in result.iterations])) if result.iterations else None,
+                  "subsolve": (float(np.median([r.solve_time for r in result.iterations]))
+                               if result.iterations else None),
                   "iterations": len(result.iterations)}))
 """
 
@@ -62,11 +65,22 @@ def end_to_end(instance: str, trees: list, repeats: int, time_limit: float) -> d
     for _ in range(repeats):
         for tree in trees:
             env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
-            out = subprocess.run([sys.executable, "-c", END_TO_END, instance, str(time_limit)], env=env,
-                                 cwd=tree, capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(
+                [sys.executable, "-c", END_TO_END, instance, str(time_limit)],
+                env=env,
+                cwd=tree,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             runs[tree].append(json.loads(out.strip().splitlines()[-1]))
-    return {tree: {key: float(np.median([r[key] for r in rows if r[key] is not None] or [np.nan]))
-                   for key in rows[0]} for tree, rows in runs.items()}
+    return {
+        tree: {
+            key: float(np.median([r[key] for r in rows if r[key] is not None] or [np.nan]))
+            for key in rows[0]
+        }
+        for tree, rows in runs.items()
+    }
 
 
 def _timed(function, repeats: int = 1):
@@ -99,15 +113,24 @@ def parts(instance: str, repeats: int) -> list:
     policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
     seconds, extractor = _timed(lambda: FeatureExtractor(problem))
     rows.append(("root LP and static features", seconds))
-    seconds, cache = _timed(lambda: policy.graph_cache(extractor.edge_index, extractor.edge_features,
-                                                       problem.n_vars, extractor.matrix.shape[0]))
+    seconds, cache = _timed(
+        lambda: policy.graph_cache(
+            extractor.edge_index, extractor.edge_features, problem.n_vars, extractor.matrix.shape[0]
+        )
+    )
     rows.append(("graph cache (once per problem)", seconds))
     seconds, observation = _timed(lambda: extractor.observe(start, [start, start]), repeats)
     rows.append(("dynamic features (per call)", seconds))
-    seconds, scores = _timed(lambda: policy.scores(observation.variable_features, observation.constraint_features,
-                                                   cache), repeats)
+    seconds, scores = _timed(
+        lambda: policy.scores(
+            observation.variable_features, observation.constraint_features, cache
+        ),
+        repeats,
+    )
     rows.append(("inference, numpy (per call)", seconds))
-    free = np.argsort(-scores[problem.integer_indices], kind="stable")[:int(0.2 * len(problem.integer_indices))]
+    free = np.argsort(-scores[problem.integer_indices], kind="stable")[
+        : int(0.2 * len(problem.integer_indices))
+    ]
     fixed = np.setdiff1d(problem.integer_indices, problem.integer_indices[free])
     seconds, _ = _timed(lambda: solver.solve(time_limit=5.0, seed=0, fixed=fixed, start=start))
     rows.append(("one sub-solve, 20% free, 5 s limit", seconds))
@@ -141,9 +164,13 @@ def _torch_parts(observation, repeats: int) -> list:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("instance")
-    parser.add_argument("--trees", nargs="*", default=[], help="source trees to compare end to end (before, after)")
+    parser.add_argument(
+        "--trees", nargs="*", default=[], help="source trees to compare end to end (before, after)"
+    )
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--time-limit", type=float, default=15.0, help="budget of each end-to-end run")
+    parser.add_argument(
+        "--time-limit", type=float, default=15.0, help="budget of each end-to-end run"
+    )
     args = parser.parse_args(argv)
     if args.trees:
         medians = end_to_end(args.instance, args.trees, args.repeats, args.time_limit)

@@ -9,6 +9,7 @@ Nothing is pickled, so loading a file cannot run code. The selector reads the sa
 without torch (:func:`learning.checkpoint_file.read_checkpoint`); both apply
 :func:`learning.checkpoint_file.validate_checkpoint`.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,7 +25,7 @@ __all__ = ["CheckpointError", "load_checkpoint", "problem_metadata", "save_check
 
 
 def problem_metadata(problem_class: str | None, n_variables: list, n_constraints: list) -> dict:
-    """The ``problem`` entry of a checkpoint: class name (or ``None``) and size ranges of the training set.
+    """The ``problem`` entry of a checkpoint: class name (or ``None``) and training-set size ranges.
 
     Parameters
     ----------
@@ -33,23 +34,42 @@ def problem_metadata(problem_class: str | None, n_variables: list, n_constraints
     n_variables, n_constraints : list of int
         Variables and constraint nodes (two-sided rows split) of the training graphs.
     """
-    return {"class": problem_class,
-            "n_variables": [int(min(n_variables)), int(max(n_variables))] if len(n_variables) else [],
-            "n_constraints": [int(min(n_constraints)), int(max(n_constraints))] if len(n_constraints) else []}
+    return {
+        "class": problem_class,
+        "n_variables": [int(min(n_variables)), int(max(n_variables))] if len(n_variables) else [],
+        "n_constraints": [int(min(n_constraints)), int(max(n_constraints))]
+        if len(n_constraints)
+        else [],
+    }
 
 
-def save_checkpoint(path: str | Path, model: GATPolicy, training: dict | None = None,
-                    problem: dict | None = None) -> Path:
+def save_checkpoint(
+    path: str | Path, model: GATPolicy, training: dict | None = None, problem: dict | None = None
+) -> Path:
     """Write ``model``, its configuration and ``problem`` (:func:`problem_metadata`) to ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-    normalization = {block: {"mean": getattr(model, f"{block}_norm").mean.tolist(),
-                             "std": getattr(model, f"{block}_norm").std.tolist()}
-                     for block in ("variable", "constraint", "edge")}
-    torch.save({"format": CHECKPOINT_FORMAT, "model_class": type(model).__name__, "model_config": dict(model.config),
-                "features": feature_spec(), "problem": dict(problem or problem_metadata(None, [], [])),
-                "normalization": normalization, "state_dict": state, "training": dict(training or {})}, path)
+    normalization = {
+        block: {
+            "mean": getattr(model, f"{block}_norm").mean.tolist(),
+            "std": getattr(model, f"{block}_norm").std.tolist(),
+        }
+        for block in ("variable", "constraint", "edge")
+    }
+    torch.save(
+        {
+            "format": CHECKPOINT_FORMAT,
+            "model_class": type(model).__name__,
+            "model_config": dict(model.config),
+            "features": feature_spec(),
+            "problem": dict(problem or problem_metadata(None, [], [])),
+            "normalization": normalization,
+            "state_dict": state,
+            "training": dict(training or {}),
+        },
+        path,
+    )
     return path
 
 
@@ -80,6 +100,8 @@ def load_checkpoint(path: str | Path) -> tuple[GATPolicy, dict]:
     try:
         model.load_state_dict(checkpoint["state_dict"])
     except RuntimeError as error:
-        raise CheckpointError(f"{path}: weights do not fit {name}({checkpoint['model_config']}): {error}") from None
+        raise CheckpointError(
+            f"{path}: weights do not fit {name}({checkpoint['model_config']}): {error}"
+        ) from None
     model.eval()
     return model, checkpoint

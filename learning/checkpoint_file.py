@@ -12,6 +12,7 @@ than the rest of its start-up together: ``benchmarks/cl_lns_startup.py``).
 :func:`learning.checkpoint.load_checkpoint` (the torch loader used for training): file format,
 feature schema (the column names of :func:`learning.features.feature_spec`) and model class.
 """
+
 from __future__ import annotations
 
 import collections
@@ -26,9 +27,17 @@ from lns.core.errors import LNSError
 
 CHECKPOINT_FORMAT = 1
 MODEL_CLASSES = ("GATPolicy",)
-_DTYPES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
-           "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16, "CharStorage": np.int8,
-           "ByteStorage": np.uint8, "BoolStorage": np.bool_}
+_DTYPES = {
+    "FloatStorage": np.float32,
+    "DoubleStorage": np.float64,
+    "HalfStorage": np.float16,
+    "LongStorage": np.int64,
+    "IntStorage": np.int32,
+    "ShortStorage": np.int16,
+    "CharStorage": np.int8,
+    "ByteStorage": np.uint8,
+    "BoolStorage": np.bool_,
+}
 
 
 class CheckpointError(LNSError):
@@ -38,8 +47,9 @@ class CheckpointError(LNSError):
 def _rebuild_tensor(storage, offset, size, stride, *_):
     """numpy view of a torch tensor: ``size`` and element ``stride`` over a flat storage."""
     itemsize = storage.dtype.itemsize
-    return np.lib.stride_tricks.as_strided(storage[offset:], shape=tuple(size),
-                                           strides=tuple(s * itemsize for s in stride)).copy()
+    return np.lib.stride_tricks.as_strided(
+        storage[offset:], shape=tuple(size), strides=tuple(s * itemsize for s in stride)
+    ).copy()
 
 
 class _StorageType:
@@ -68,7 +78,9 @@ class _Unpickler(pickle.Unpickler):
         if kind != "storage" or not isinstance(storage_type, _StorageType):
             raise pickle.UnpicklingError(f"refused storage {pid!r}")
         data = self.archive.read(f"{self.prefix}/data/{key}")
-        return np.frombuffer(data, dtype=np.dtype(storage_type.dtype).newbyteorder("<"), count=numel)
+        return np.frombuffer(
+            data, dtype=np.dtype(storage_type.dtype).newbyteorder("<"), count=numel
+        )
 
 
 def read_checkpoint(path: str | Path) -> dict:
@@ -93,7 +105,15 @@ def read_checkpoint(path: str | Path) -> dict:
                 raise pickle.UnpicklingError("big-endian storages")
             with archive.open(pickles[0]) as file:
                 checkpoint = _Unpickler(file, archive, prefix).load()
-    except (OSError, zipfile.BadZipFile, KeyError, pickle.UnpicklingError, ValueError, TypeError, EOFError) as error:
+    except (
+        OSError,
+        zipfile.BadZipFile,
+        KeyError,
+        pickle.UnpicklingError,
+        ValueError,
+        TypeError,
+        EOFError,
+    ) as error:
         raise CheckpointError(f"{path}: not a readable checkpoint ({error})") from None
     validate_checkpoint(checkpoint, path)
     return checkpoint
@@ -102,25 +122,42 @@ def read_checkpoint(path: str | Path) -> dict:
 def _schema_difference(got: dict, expected: dict) -> str:
     """The first difference between two feature specifications, in words."""
     if got.get("version") != expected["version"]:
-        return f"features version {got.get('version')}, this code computes version {expected['version']}"
+        return (f"features version {got.get('version')}, this code computes version "
+                f"{expected['version']}")
     for block in ("variable", "constraint", "edge"):
         names, wanted = list(got.get(block, [])), expected[block]
         if names != wanted:
-            where = next((i for i, (a, b) in enumerate(zip(names, wanted)) if a != b), min(len(names), len(wanted)))
+            where = next(
+                (i for i, (a, b) in enumerate(zip(names, wanted)) if a != b),
+                min(len(names), len(wanted)),
+            )
             had = names[where] if where < len(names) else "nothing"
             want = wanted[where] if where < len(wanted) else "nothing"
-            return (f"{len(names)} {block} columns, this code computes {len(wanted)}; column {where} is "
-                    f"{had}, expected {want}")
+            return (
+                f"{len(names)} {block} columns, this code computes {len(wanted)}; "
+                f"column {where} is "
+                f"{had}, expected {want}"
+            )
     return ""
 
 
 def validate_checkpoint(checkpoint, path: str | Path) -> None:
-    """Refuse a checkpoint of another format, feature schema or model class (one-line :class:`CheckpointError`)."""
+    """Refuse a checkpoint of another format, feature schema or model class.
+
+    Raises
+    ------
+    CheckpointError
+        One line naming ``path`` and the first difference.
+    """
     if not isinstance(checkpoint, dict) or checkpoint.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path}: not a checkpoint of format {CHECKPOINT_FORMAT}")
     difference = _schema_difference(checkpoint.get("features") or {}, feature_spec())
     if difference:
-        raise CheckpointError(f"{path}: feature schema does not match: trained on {difference}; retrain it")
+        raise CheckpointError(
+            f"{path}: feature schema does not match: trained on {difference}; retrain it"
+        )
     if checkpoint.get("model_class") not in MODEL_CLASSES:
-        raise CheckpointError(f"{path}: unknown model class '{checkpoint.get('model_class')}' "
-                              f"(known: {list(MODEL_CLASSES)})")
+        raise CheckpointError(
+            f"{path}: unknown model class '{checkpoint.get('model_class')}' "
+            f"(known: {list(MODEL_CLASSES)})"
+        )

@@ -17,6 +17,7 @@ it, with source ``j`` and target ``i`` of each edge and ``H`` heads of ``C`` cha
 per head; a target without edges gets ``b``. :class:`GraphCache` keeps what depends only on the
 problem (edge order, edge embeddings and their attention projections) between calls.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -72,8 +73,10 @@ class _Direction:
         order = np.argsort(target, kind="stable")
         source, target = source[order], target[order]
         first = np.r_[True, target[1:] != target[:-1]] if len(target) else np.zeros(0, dtype=bool)
-        gather = sp.csr_matrix((np.ones(len(target), dtype=np.float32), (target, np.arange(len(target)))),
-                               shape=(n_targets, len(target)))
+        gather = sp.csr_matrix(
+            (np.ones(len(target), dtype=np.float32), (target, np.arange(len(target)))),
+            shape=(n_targets, len(target)),
+        )
         return cls(source, target, order, np.flatnonzero(first), np.cumsum(first) - 1, gather)
 
 
@@ -112,20 +115,34 @@ class NumpyPolicy:
         self.negative_slope = float(config["negative_slope"])
         # (z * att) summed per head is one product with the block-diagonal (H * C, H) matrix of att.
         eye = np.eye(self.heads, dtype=np.float32)[:, None, :]
-        self.head_sums = {name: (eye * self.state[f"{name}.conv.att"].reshape(self.heads, self.channels, 1))
-                          .reshape(-1, self.heads) for name in self.PASSES}
+        self.head_sums = {
+            name: (
+                eye * self.state[f"{name}.conv.att"].reshape(self.heads, self.channels, 1)
+            ).reshape(-1, self.heads)
+            for name in self.PASSES
+        }
 
     def _standardize(self, x: np.ndarray, block: str) -> np.ndarray:
-        return (np.asarray(x, dtype=np.float32) - self.state[f"{block}_norm.mean"]) / self.state[f"{block}_norm.std"]
+        return (np.asarray(x, dtype=np.float32) - self.state[f"{block}_norm.mean"]) / self.state[
+            f"{block}_norm.std"
+        ]
 
-    def graph_cache(self, edge_index: np.ndarray, edge_features: np.ndarray, n_variables: int,
-                    n_constraints: int) -> GraphCache:
-        """What :meth:`logits` reuses for every observation of one graph (``edge_index``: constraint, variable)."""
+    def graph_cache(
+        self,
+        edge_index: np.ndarray,
+        edge_features: np.ndarray,
+        n_variables: int,
+        n_constraints: int,
+    ) -> GraphCache:
+        """What :meth:`logits` reuses for every observation of one graph.
+
+        ``edge_index`` row 0 holds the constraint node of each edge, row 1 its variable.
+        """
         edges = self._standardize(edge_features, "edge")
         constraint, variable = np.asarray(edge_index[0]), np.asarray(edge_index[1])
         to_constraints = _Direction.of(variable, constraint, n_constraints)
         to_variables = _Direction.of(constraint, variable, n_variables)
-        # The edge embedding is linear, so W_e (W x + b) is computed as (W_e W) x + W_e b: F columns, not 64.
+        # The edge embedding is linear: W_e (W x + b) = (W_e W) x + W_e b, over F columns, not 64.
         weight, bias = self.state["edge_embedding.weight"], self.state["edge_embedding.bias"]
         terms = {}
         for name, direction in zip(self.PASSES, (to_constraints, to_variables)):
@@ -133,9 +150,15 @@ class NumpyPolicy:
             terms[name] = edges[direction.order] @ (projection @ weight).T + projection @ bias
         return GraphCache(to_constraints, to_variables, terms)
 
-    def _attention(self, name: str, source: np.ndarray, target: np.ndarray, direction: _Direction,
-                   edge_term: np.ndarray) -> np.ndarray:
-        """One :class:`learning.model._AttentionPass`: GATv2 aggregate, then the MLP over [aggregate || target]."""
+    def _attention(
+        self,
+        name: str,
+        source: np.ndarray,
+        target: np.ndarray,
+        direction: _Direction,
+        edge_term: np.ndarray,
+    ) -> np.ndarray:
+        """One :class:`learning.model._AttentionPass`: GATv2 aggregate, then the update MLP."""
         s = self.state
         left = _linear(source, s, f"{name}.conv.lin_l")
         right = _linear(target, s, f"{name}.conv.lin_r")
@@ -145,26 +168,50 @@ class NumpyPolicy:
             z = np.take(right, direction.target, axis=0)
             z += left_j
             z += edge_term
-            (np.maximum if self.negative_slope <= 1 else np.minimum)(z, self.negative_slope * z, out=z)  # LeakyReLU
+            (np.maximum if self.negative_slope <= 1 else np.minimum)(
+                z, self.negative_slope * z, out=z
+            )  # LeakyReLU
             energy = z @ self.head_sums[name]
-            energy = np.exp(energy - np.maximum.reduceat(energy, direction.starts)[direction.segment])
+            energy = np.exp(
+                energy - np.maximum.reduceat(energy, direction.starts)[direction.segment]
+            )
             alpha = energy / (direction.gather @ energy)[direction.target]
             aggregate = direction.gather @ (left_j * np.repeat(alpha, self.channels, axis=1))
         aggregate = aggregate + s[f"{name}.conv.bias"]
-        return _mlp(np.concatenate([aggregate, target], axis=1), s, f"{name}.update", final_activation=True)
+        return _mlp(
+            np.concatenate([aggregate, target], axis=1), s, f"{name}.update", final_activation=True
+        )
 
-    def logits(self, variable_features: np.ndarray, constraint_features: np.ndarray, cache: GraphCache) -> np.ndarray:
+    def logits(
+        self, variable_features: np.ndarray, constraint_features: np.ndarray, cache: GraphCache
+    ) -> np.ndarray:
         """One logit per variable, shape (n,), as ``GATPolicy.forward`` on the same graph."""
         s = self.state
-        variables = _mlp(self._standardize(variable_features, "variable"), s, "variable_embedding", True)
-        constraints = _mlp(self._standardize(constraint_features, "constraint"), s, "constraint_embedding", True)
-        constraints = self._attention("variable_to_constraint", variables, constraints, cache.to_constraints,
-                                      cache.edge_terms["variable_to_constraint"])
-        variables = self._attention("constraint_to_variable", constraints, variables, cache.to_variables,
-                                    cache.edge_terms["constraint_to_variable"])
+        variables = _mlp(
+            self._standardize(variable_features, "variable"), s, "variable_embedding", True
+        )
+        constraints = _mlp(
+            self._standardize(constraint_features, "constraint"), s, "constraint_embedding", True
+        )
+        constraints = self._attention(
+            "variable_to_constraint",
+            variables,
+            constraints,
+            cache.to_constraints,
+            cache.edge_terms["variable_to_constraint"],
+        )
+        variables = self._attention(
+            "constraint_to_variable",
+            constraints,
+            variables,
+            cache.to_variables,
+            cache.edge_terms["constraint_to_variable"],
+        )
         return _mlp(variables, s, "output", final_activation=False)[:, 0]
 
-    def scores(self, variable_features: np.ndarray, constraint_features: np.ndarray, cache: GraphCache) -> np.ndarray:
+    def scores(
+        self, variable_features: np.ndarray, constraint_features: np.ndarray, cache: GraphCache
+    ) -> np.ndarray:
         """``sigmoid(logits)``, in (0, 1), as float64."""
         logits = self.logits(variable_features, constraint_features, cache).astype(np.float64)
         return 0.5 * (1.0 + np.tanh(0.5 * logits))

@@ -17,6 +17,7 @@ sc    minimise   covering ``sum_{i in R} x_i >= 1``      some row has more than 
 needs weights ``>= 0`` to be maximised, covering costs ``>= 0`` to be minimised. Anything else
 (general integers, continuous variables, other coefficients or sides, mixed rows) is no class.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,11 +60,20 @@ def detect_class(problem: Problem) -> DetectedClass:
     mean = sizes.mean()
     if packing.all() and (c <= 0).all():
         name = "mis" if mean <= MIS_MAX_MEAN_ROW else "ca"
-        return DetectedClass(name, f"set packing (maximise weights >= 0, rows sum x <= 1) with rows of mean "
-                                   f"size {mean:.1f} ({'<=' if name == 'mis' else '>'} {MIS_MAX_MEAN_ROW:g})")
+        return DetectedClass(
+            name,
+            f"set packing (maximise weights >= 0, rows sum x <= 1) with rows of mean "
+            f"size {mean:.1f} ({'<=' if name == 'mis' else '>'} {MIS_MAX_MEAN_ROW:g})",
+        )
     if covering.all() and (c >= 0).all():
         name = "mvc" if (sizes == 2).all() else "sc"
-        return DetectedClass(name, f"set covering (minimise costs >= 0, rows sum x >= 1) with "
-                                   f"{'two variables in every row' if name == 'mvc' else f'rows of mean size {mean:.1f}'}")
-    return DetectedClass(None, "rows are neither all packing (sum x <= 1, maximise) nor all covering "
-                               "(sum x >= 1, minimise)")
+        return DetectedClass(
+            name,
+            f"set covering (minimise costs >= 0, rows sum x >= 1) with "
+            f"{'two variables in every row' if name == 'mvc' else f'rows of mean size {mean:.1f}'}",
+        )
+    return DetectedClass(
+        None,
+        "rows are neither all packing (sum x <= 1, maximise) nor all covering "
+        "(sum x >= 1, minimise)",
+    )

@@ -14,6 +14,7 @@ root LP, the feature build and the inference run inside the first selector call,
 run's deadline; their time counts in the LNS budget. ``benchmarks/cl_lns_startup.py`` measures
 each part.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -35,10 +36,12 @@ from lns.core.selection import Neighborhood, SearchState, Selector
 log = logging.getLogger("lns")
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+#: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
+_LONGEST_WAIT = 1e6
 
 
 def shipped_models() -> dict[str, Path]:
-    """The checkpoints shipped with the package, by name (``{"mis": .../pretrained/mis.pt, ...}``)."""
+    """The checkpoints shipped with the package, by name (``{"mis": .../mis.pt, ...}``)."""
     return {path.stem: path for path in sorted(PRETRAINED_DIR.glob("*.pt"))}
 
 
@@ -56,8 +59,10 @@ def resolve_checkpoint(checkpoint: str | Path) -> Path:
     return Path(checkpoint)
 
 
-def sample_by_scores(scores: np.ndarray, size: int, rng: np.random.Generator, iterations: int = 60) -> np.ndarray:
-    """Indices drawn independently with probability ``scores_i ** m``, ``m`` such that ``sum_i scores_i ** m ≈ size``.
+def sample_by_scores(
+    scores: np.ndarray, size: int, rng: np.random.Generator, iterations: int = 60
+) -> np.ndarray:
+    """Indices drawn independently with probability ``s_i ** m``, ``sum_i s_i ** m ≈ size``.
 
     The sampling rule of CL-LNS at the size cap: ``f(m) = sum_i s_i^m`` decreases from ``n``
     (``m -> 0``) to 0 (``m -> inf``) for scores in (0, 1), so ``m`` is found by bisection on
@@ -106,7 +111,8 @@ class CLLNS(Selector):
     checkpoint : str, pathlib.Path or None
         A checkpoint written by ``lns-train`` (:func:`learning.checkpoint.save_checkpoint`), or the
         name of a shipped one in ``learning/pretrained`` (``"mis"``, ``"mvc"``). ``None``: the
-        shipped model of the class the problem looks like (:func:`learning.problem_class.detect_class`),
+        shipped model of the class the problem looks like
+        (:func:`learning.problem_class.detect_class`),
         chosen in :meth:`check`; a :class:`CheckpointError` says when none matches.
     lp_time_limit : float
         Seconds for the root LP of the features (once per problem), clipped to the time left.
@@ -135,9 +141,12 @@ class CLLNS(Selector):
 
     def __init__(self, checkpoint: str | Path | None = None, lp_time_limit: float = 60.0):
         if not lp_time_limit > 0:
-            raise ValueError(f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}")
-        self.imports = threading.Thread(target=_import_all, args=(self.background_imports,),
-                                        name="cl_lns imports", daemon=True)
+            raise ValueError(
+                f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
+            )
+        self.imports = threading.Thread(
+            target=_import_all, args=(self.background_imports,), name="cl_lns imports", daemon=True
+        )
         self.imports.start()
         self.requested = checkpoint
         self.lp_time_limit = float(lp_time_limit)
@@ -160,7 +169,7 @@ class CLLNS(Selector):
         self._trained_on = dict(checkpoint.get("problem") or {})
 
     def check(self, problem: Problem) -> None:
-        """Match the model to ``problem`` before any solving: pick the shipped model, or warn on a mismatch.
+        """Match the model to ``problem`` before solving: pick a shipped one, or warn on a mismatch.
 
         Raises
         ------
@@ -174,22 +183,38 @@ class CLLNS(Selector):
             if detected.name not in models:
                 raise CheckpointError(
                     f"cl_lns: no shipped model fits {problem.name}: it looks like "
-                    f"{detected.name or 'none of the CL-LNS classes'} ({detected.reason}); shipped models are "
-                    f"for {sorted(models)}; train one (lns-collect, lns-train) and pass selector.checkpoint=PATH")
+                    f"{detected.name or 'none of the CL-LNS classes'} ({detected.reason}); shipped "
+                    f"models are for {sorted(models)}; train one (lns-collect, lns-train) and pass "
+                    "selector.checkpoint=PATH"
+                )
             if self.checkpoint != models[detected.name]:
                 self._load(models[detected.name])
-            log.info("%s: cl_lns uses the shipped %s model (%s)", problem.name, detected.name, detected.reason)
+            log.info(
+                "%s: cl_lns uses the shipped %s model (%s)",
+                problem.name,
+                detected.name,
+                detected.reason,
+            )
             return
         trained = self._trained_on.get("class")
         if trained is None:
-            log.warning("%s: checkpoint %s records no problem class; cannot check that it fits",
-                        problem.name, self.checkpoint)
+            log.warning(
+                "%s: checkpoint %s records no problem class; cannot check that it fits",
+                problem.name,
+                self.checkpoint,
+            )
         elif trained != detected.name:
-            log.warning("%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)", problem.name,
-                        self.checkpoint, trained, detected.name or "none of the CL-LNS classes", detected.reason)
+            log.warning(
+                "%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)",
+                problem.name,
+                self.checkpoint,
+                trained,
+                detected.name or "none of the CL-LNS classes",
+                detected.reason,
+            )
 
     def setup(self, problem: Problem) -> None:
-        """Check ``problem`` (unless :meth:`check` already did) and forget the previous one's features.
+        """Check ``problem`` (unless :meth:`check` did) and forget the previous problem's features.
 
         The root LP and the graph are built in the first call, within the run's deadline.
         """
@@ -209,7 +234,11 @@ class CLLNS(Selector):
         limit = max(0.01, min(self.lp_time_limit, state.time_left()))
         extractor = FeatureExtractor(state.problem, lp_time_limit=limit)
         if not extractor.lp.ok:
-            log.info("%s: root LP not solved within %.2fs; its feature columns are zero", state.problem.name, limit)
+            log.info(
+                "%s: root LP not solved within %.2fs; its feature columns are zero",
+                state.problem.name,
+                limit,
+            )
         return extractor
 
     def scores(self, state: SearchState) -> np.ndarray | None:
@@ -220,14 +249,17 @@ class CLLNS(Selector):
         if self._problem is not state.problem:
             self.setup(state.problem)
         inputs = [state.incumbent, *state.history]
-        cached = self._cache is not None and len(self._cache[0]) == len(inputs) and all(
-            np.array_equal(a, b) for a, b in zip(self._cache[0], inputs))
+        cached = (
+            self._cache is not None
+            and len(self._cache[0]) == len(inputs)
+            and all(np.array_equal(a, b) for a, b in zip(self._cache[0], inputs))
+        )
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": cached}
         if cached:
             return self._cache[1].copy()
         began = time.perf_counter()
         if self._extractor is None:
-            self.imports.join(timeout=max(0.0, state.time_left()))
+            self.imports.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
             if self._stopped(state):
                 return None
             self._extractor = self._static_features(state)
@@ -238,9 +270,15 @@ class CLLNS(Selector):
         began = time.perf_counter()
         if self._graph is None:
             extractor = self._extractor
-            self._graph = self._policy.graph_cache(extractor.edge_index, extractor.edge_features,
-                                                   state.problem.n_vars, extractor.matrix.shape[0])
-        scores = self._policy.scores(observation.variable_features, observation.constraint_features, self._graph)
+            self._graph = self._policy.graph_cache(
+                extractor.edge_index,
+                extractor.edge_features,
+                state.problem.n_vars,
+                extractor.matrix.shape[0],
+            )
+        scores = self._policy.scores(
+            observation.variable_features, observation.constraint_features, self._graph
+        )
         self._last["inference_time"] = time.perf_counter() - began
         self._cache = ([np.array(a, copy=True) for a in inputs], scores)
         return scores.copy()
@@ -250,7 +288,9 @@ class CLLNS(Selector):
         scores = None if self._stopped(state) else self.scores(state)
         info = {"sampled": False, **self._last}
         if scores is None:
-            return Neighborhood(np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)})
+            return Neighborhood(
+                np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
+            )
         candidates = state.problem.integer_indices
         scores = scores[candidates]
         size = min(size, len(candidates))

@@ -1,5 +1,6 @@
 """CL-LNS start-up, checkpoint matching and packaging: numpy inference, torch-free reading,
 problem classes, the budget, the shipped models in the wheel."""
+
 import logging
 import os
 import shutil
@@ -25,23 +26,32 @@ from lns.core.problem import read_problem
 from lns.core.selection import SearchState
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = {"mis": {"n_nodes": 40, "affinity": 2}, "mvc": {"n_nodes": 40, "affinity": 3},
-        "sc": {"n_rows": 30, "n_cols": 20, "density": 0.2}, "ca": {"n_items": 20, "n_bids": 40},
-        "cfl": {"n_customers": 6, "n_facilities": 3}}
+TINY = {
+    "mis": {"n_nodes": 40, "affinity": 2},
+    "mvc": {"n_nodes": 40, "affinity": 3},
+    "sc": {"n_rows": 30, "n_cols": 20, "density": 0.2},
+    "ca": {"n_items": 20, "n_bids": 40},
+    "cfl": {"n_customers": 6, "n_facilities": 3},
+}
 #: Scores of the first six variables of :func:`_tiny_observation`, computed by main's torch model
 #: with the checkpoints as shipped before they carried their problem metadata.
-SHIPPED_SCORES = {"mis": [0.047564, 0.605567, 0.639871, 0.052382, 0.065441, 0.607249],
-                  "mvc": [0.028271, 0.052668, 0.138298, 0.049592, 0.172539, 0.175991]}
+SHIPPED_SCORES = {
+    "mis": [0.047564, 0.605567, 0.639871, 0.052382, 0.065441, 0.607249],
+    "mvc": [0.028271, 0.052668, 0.138298, 0.049592, 0.172539, 0.175991],
+}
 
 
 def tiny(name: str, seed: int = 0):
     cls = CLASSES[name]
-    return cls.generate(cls.params("small", **TINY[name]), np.random.default_rng(seed), f"tiny_{name}")
+    return cls.generate(
+        cls.params("small", **TINY[name]), np.random.default_rng(seed), f"tiny_{name}"
+    )
 
 
 def _tiny_observation():
-    problem = CLASSES["mis"].generate(CLASSES["mis"].params(n_nodes=40, affinity=2), np.random.default_rng(0),
-                                      "tiny")
+    problem = CLASSES["mis"].generate(
+        CLASSES["mis"].params(n_nodes=40, affinity=2), np.random.default_rng(0), "tiny"
+    )
     x = np.zeros(problem.n_vars)
     x[0] = 1
     return problem, FeatureExtractor(problem).observe(x, [np.zeros(problem.n_vars)])
@@ -50,8 +60,12 @@ def _tiny_observation():
 def _numpy_scores(path, observation, n_variables):
     checkpoint = read_checkpoint(path)
     policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
-    cache = policy.graph_cache(observation.edge_index, observation.edge_features, n_variables,
-                               len(observation.constraint_features))
+    cache = policy.graph_cache(
+        observation.edge_index,
+        observation.edge_features,
+        n_variables,
+        len(observation.constraint_features),
+    )
     return policy.scores(observation.variable_features, observation.constraint_features, cache)
 
 
@@ -85,9 +99,13 @@ def test_shipped_models_record_class_sizes_and_schema(name):
 def test_reader_refuses_objects_other_than_tensors_and_plain_values(tmp_path):
     path = tmp_path / "evil.pt"
     with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("evil/data.pkl", b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R.")  # os.system("true")
+        archive.writestr(
+            "evil/data.pkl", b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R."
+        )  # os.system("true")
         archive.writestr("evil/byteorder", b"little")
-    with pytest.raises(CheckpointError, match=r"evil.pt: not a readable checkpoint \(refused object os.system\)"):
+    with pytest.raises(
+        CheckpointError, match=r"evil.pt: not a readable checkpoint \(refused object os.system\)"
+    ):
         read_checkpoint(path)
 
 
@@ -104,8 +122,10 @@ def test_mismatched_feature_schema_is_refused_when_the_selector_is_built(tmp_pat
     path = _with_features(tmp_path, lambda spec: spec["variable"].__setitem__(3, "PSEUDOCOST"))
     with pytest.raises(CheckpointError) as error:
         CLLNS(path)
-    assert str(error.value) == (f"{path}: feature schema does not match: trained on 25 variable columns, this "
-                                "code computes 25; column 3 is PSEUDOCOST, expected IS_CONTINUOUS; retrain it")
+    assert str(error.value) == (
+        f"{path}: feature schema does not match: trained on 25 variable columns, this "
+        "code computes 25; column 3 is PSEUDOCOST, expected IS_CONTINUOUS; retrain it"
+    )
     fewer = _with_features(tmp_path, lambda spec: spec["edge"].pop())
     with pytest.raises(CheckpointError, match="2 edge columns, this code computes 3"):
         CLLNS(fewer)
@@ -113,11 +133,16 @@ def test_mismatched_feature_schema_is_refused_when_the_selector_is_built(tmp_pat
 
 def test_missing_checkpoint_is_reported_before_the_problem_is_read(tmp_path):
     with pytest.raises(CheckpointError, match="no_such.pt: no such checkpoint file"):
-        solve(tmp_path / "not_read.mps", "cl_lns", selector_options={"checkpoint": str(tmp_path / "no_such.pt")})
+        solve(
+            tmp_path / "not_read.mps",
+            "cl_lns",
+            selector_options={"checkpoint": str(tmp_path / "no_such.pt")},
+        )
 
 
-@pytest.mark.parametrize("name, expected", [("mis", "mis"), ("mvc", "mvc"), ("sc", "sc"), ("ca", "ca"),
-                                            ("cfl", None)])
+@pytest.mark.parametrize(
+    "name, expected", [("mis", "mis"), ("mvc", "mvc"), ("sc", "sc"), ("ca", "ca"), ("cfl", None)]
+)
 def test_class_detection_on_tiny_generated_instances(name, expected):
     detected = detect_class(tiny(name))
     assert detected.name == expected, detected.reason
@@ -125,7 +150,9 @@ def test_class_detection_on_tiny_generated_instances(name, expected):
 
 def test_class_detection_reads_the_sense_from_the_objective():
     problem = tiny("mis")
-    flipped = type(problem)(**{**problem.__dict__, "objective": -problem.objective, "sense": "minimize"})
+    flipped = type(problem)(
+        **{**problem.__dict__, "objective": -problem.objective, "sense": "minimize"}
+    )
     assert detect_class(flipped).name == "mis"
     assert detect_class(type(problem)(**{**problem.__dict__, "sense": "minimize"})).name is None
     assert detect_class(knapsack()).reason == "coefficients other than 1"
@@ -145,7 +172,9 @@ def test_without_a_matching_model_the_run_fails_before_solving(monkeypatch):
         raise AssertionError("solved before refusing")
 
     monkeypatch.setattr(ScipSubSolver, "solve", no_solve)
-    with pytest.raises(CheckpointError, match=r"no shipped model fits tiny_sc: it looks like sc \(set covering"):
+    with pytest.raises(
+        CheckpointError, match=r"no shipped model fits tiny_sc: it looks like sc \(set covering"
+    ):
         solve(tiny("sc"), "cl_lns", time_limit=5)
 
 
@@ -178,7 +207,7 @@ def test_first_call_stops_at_the_deadline_on_a_slow_lp():
 
 
 def test_one_second_budget_is_respected():
-    """air05 from a known solution (so the LNS starts at once): root LP, features and model within 1 s."""
+    """air05 from a known solution (the LNS starts at once): root LP, features, model within 1 s."""
     from lns.core.scip_subsolver import ScipSubSolver
 
     problem = read_problem(miplib("air05"))
@@ -188,7 +217,7 @@ def test_one_second_budget_is_respected():
 
 
 def test_cl_lns_run_does_not_need_torch(tmp_path):
-    """A run with a torch that cannot be imported: it never tries (no torch and no torch_geometric)."""
+    """A run where torch (and torch_geometric) cannot be imported: it never tries."""
     instance = tiny("mis").write(tmp_path / "tiny.lp")
     script = textwrap.dedent(f"""
         import sys
@@ -202,14 +231,19 @@ def test_cl_lns_run_does_not_need_torch(tmp_path):
         assert result.feasibility.feasible and len(result.iterations) == 3, result
         print("ok", [r.selector for r in result.iterations])
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])})
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])},
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("ok ['cl_lns', 'cl_lns', 'cl_lns']")
 
 
 def test_first_call_needs_are_imported_in_the_background(tmp_path, monkeypatch):
-    """A slow import (a fake module that sleeps) runs beside the caller, started by the constructor."""
+    """A slow import (a fake module that sleeps) runs beside the caller, from the constructor on."""
     (tmp_path / "slow_fake_module.py").write_text("import time\ntime.sleep(0.5)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(CLLNS, "background_imports", ("slow_fake_module",))
@@ -229,10 +263,27 @@ def test_the_wheel_contains_the_shipped_models(tmp_path):
         shutil.copytree(ROOT / name, source / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp_path / "dist"), "."], cwd=source, check=True, capture_output=True)
-    wheel, = (tmp_path / "dist").glob("*.whl")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            ".",
+        ],
+        cwd=source,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         assert {"learning/pretrained/mis.pt", "learning/pretrained/mvc.pt"} <= names
-        assert archive.read("learning/pretrained/mis.pt") == (PRETRAINED_DIR / "mis.pt").read_bytes()
+        assert (
+            archive.read("learning/pretrained/mis.pt") == (PRETRAINED_DIR / "mis.pt").read_bytes()
+        )

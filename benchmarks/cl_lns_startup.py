@@ -6,7 +6,8 @@ Two measurements on one instance (e.g. the paper's 6000-node independent set:
 1. **End to end, before and after**: for each source tree given (``--trees``; the first is
    "before", e.g. main's checkout, the second "after"), a fresh Python process imports
    ``lns.api``, then times from ``import learning.selector`` (which ``solve(..., "cl_lns")``
-   does inside the run) to the first CL-LNS neighborhood of ``solve(instance, CLLNS("mis"))``;
+   does inside the run) to the first CL-LNS neighborhood of
+   ``solve(instance, CLLNS(checkpoint))``;
    it also reports when the first solution was found, the median selection time of the calls
    that computed scores, and the median sub-solve time. The trees run alternately,
    ``--repeats`` times each, so that both see the same machine load; medians are printed.
@@ -48,7 +49,7 @@ class Timed(CLLNS):
             first.append(time.perf_counter())
         return neighborhood
 
-result = solve(sys.argv[1], Timed("mis"), time_limit=float(sys.argv[2]), seed=0)
+result = solve(sys.argv[1], Timed(sys.argv[3]), time_limit=float(sys.argv[2]), seed=0)
 scored = [r.select_time for r in result.iterations if r.select_time > 1e-3]
 print(json.dumps({"first_neighborhood": first[0] - began if first else None,
                   "first_solution": result.trajectory[0][0] if result.trajectory else None,
@@ -59,14 +60,16 @@ print(json.dumps({"first_neighborhood": first[0] - began if first else None,
 """
 
 
-def end_to_end(instance: str, trees: list, repeats: int, time_limit: float) -> dict:
+def end_to_end(
+    instance: str, trees: list, repeats: int, time_limit: float, checkpoint: str
+) -> dict:
     """Median of each reported time per tree, the trees run alternately."""
     runs = {tree: [] for tree in trees}
     for _ in range(repeats):
         for tree in trees:
             env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
             out = subprocess.run(
-                [sys.executable, "-c", END_TO_END, instance, str(time_limit)],
+                [sys.executable, "-c", END_TO_END, instance, str(time_limit), checkpoint],
                 env=env,
                 cwd=tree,
                 capture_output=True,
@@ -92,7 +95,7 @@ def _timed(function, repeats: int = 1):
     return float(np.median(times)), value
 
 
-def parts(instance: str, repeats: int) -> list:
+def parts(instance: str, repeats: int, checkpoint: str) -> list:
     """(part, seconds) of this tree's start-up, then of the torch path, in one process."""
     from lns.core.problem import read_problem
     from lns.core.scip_subsolver import ScipSubSolver
@@ -108,9 +111,9 @@ def parts(instance: str, repeats: int) -> list:
     problem = read_problem(instance)
     solver = ScipSubSolver(problem)
     start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
-    seconds, checkpoint = _timed(lambda: read_checkpoint(PRETRAINED_DIR / "mis.pt"))
+    seconds, contents = _timed(lambda: read_checkpoint(PRETRAINED_DIR / f"{checkpoint}.pt"))
     rows.append(("checkpoint read (no torch)", seconds))
-    policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
+    policy = NumpyPolicy(contents["state_dict"], contents["model_config"])
     seconds, extractor = _timed(lambda: FeatureExtractor(problem))
     rows.append(("root LP and static features", seconds))
     seconds, cache = _timed(
@@ -134,11 +137,11 @@ def parts(instance: str, repeats: int) -> list:
     fixed = np.setdiff1d(problem.integer_indices, problem.integer_indices[free])
     seconds, _ = _timed(lambda: solver.solve(time_limit=5.0, seed=0, fixed=fixed, start=start))
     rows.append(("one sub-solve, 20% free, 5 s limit", seconds))
-    rows.extend(_torch_parts(observation, repeats))
+    rows.extend(_torch_parts(observation, repeats, checkpoint))
     return rows
 
 
-def _torch_parts(observation, repeats: int) -> list:
+def _torch_parts(observation, repeats: int, checkpoint: str) -> list:
     """The parts main's selector spent on torch: imports, checkpoint load, inference (1 thread)."""
     seconds, _ = _timed(lambda: (__import__("torch"), __import__("torch_geometric.nn")))
     rows = [("import torch, torch_geometric (torch path)", seconds)]
@@ -149,7 +152,7 @@ def _torch_parts(observation, repeats: int) -> list:
     from learning.selector import PRETRAINED_DIR
 
     torch.set_num_threads(1)
-    seconds, (model, _) = _timed(lambda: load_checkpoint(PRETRAINED_DIR / "mis.pt"))
+    seconds, (model, _) = _timed(lambda: load_checkpoint(PRETRAINED_DIR / f"{checkpoint}.pt"))
     rows.append(("checkpoint load (torch.load, weights_only)", seconds))
 
     def infer():
@@ -168,19 +171,22 @@ def main(argv=None) -> None:
         "--trees", nargs="*", default=[], help="source trees to compare end to end (before, after)"
     )
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--checkpoint", default="mis", help="shipped model: mis | mvc")
     parser.add_argument(
         "--time-limit", type=float, default=15.0, help="budget of each end-to-end run"
     )
     args = parser.parse_args(argv)
     if args.trees:
-        medians = end_to_end(args.instance, args.trees, args.repeats, args.time_limit)
+        medians = end_to_end(
+            args.instance, args.trees, args.repeats, args.time_limit, args.checkpoint
+        )
         keys = list(next(iter(medians.values())))
         print("| tree | " + " | ".join(keys) + " |")
         print("|---" * (len(keys) + 1) + "|")
         for tree, row in medians.items():
             print(f"| {tree} | " + " | ".join(f"{row[k]:.3f}" for k in keys) + " |")
     print("\n| part | seconds (median) |\n|---|---|")
-    for part, seconds in parts(args.instance, args.repeats):
+    for part, seconds in parts(args.instance, args.repeats, args.checkpoint):
         print(f"| {part} | {seconds:.3f} |")
 
 

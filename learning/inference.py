@@ -123,17 +123,11 @@ class NumpyPolicy:
         }
 
     def _standardize(self, x: np.ndarray, block: str) -> np.ndarray:
-        return (np.asarray(x, dtype=np.float32) - self.state[f"{block}_norm.mean"]) / self.state[
-            f"{block}_norm.std"
-        ]
+        mean, std = self.state[f"{block}_norm.mean"], self.state[f"{block}_norm.std"]
+        return (np.asarray(x, dtype=np.float32) - mean) / std
 
-    def graph_cache(
-        self,
-        edge_index: np.ndarray,
-        edge_features: np.ndarray,
-        n_variables: int,
-        n_constraints: int,
-    ) -> GraphCache:
+    def graph_cache(self, edge_index: np.ndarray, edge_features: np.ndarray, n_variables: int,
+                    n_constraints: int) -> GraphCache:
         """What :meth:`logits` reuses for every observation of one graph.
 
         ``edge_index`` row 0 holds the constraint node of each edge, row 1 its variable.
@@ -150,14 +144,8 @@ class NumpyPolicy:
             terms[name] = edges[direction.order] @ (projection @ weight).T + projection @ bias
         return GraphCache(to_constraints, to_variables, terms)
 
-    def _attention(
-        self,
-        name: str,
-        source: np.ndarray,
-        target: np.ndarray,
-        direction: _Direction,
-        edge_term: np.ndarray,
-    ) -> np.ndarray:
+    def _attention(self, name: str, source: np.ndarray, target: np.ndarray, direction: _Direction,
+                   edge_term: np.ndarray) -> np.ndarray:
         """One :class:`learning.model._AttentionPass`: GATv2 aggregate, then the update MLP."""
         s = self.state
         left = _linear(source, s, f"{name}.conv.lin_l")
@@ -168,9 +156,8 @@ class NumpyPolicy:
             z = np.take(right, direction.target, axis=0)
             z += left_j
             z += edge_term
-            (np.maximum if self.negative_slope <= 1 else np.minimum)(
-                z, self.negative_slope * z, out=z
-            )  # LeakyReLU
+            leaky_relu = np.maximum if self.negative_slope <= 1 else np.minimum
+            leaky_relu(z, self.negative_slope * z, out=z)
             energy = z @ self.head_sums[name]
             energy = np.exp(
                 energy - np.maximum.reduceat(energy, direction.starts)[direction.segment]

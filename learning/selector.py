@@ -189,29 +189,17 @@ class CLLNS(Selector):
                 )
             if self.checkpoint != models[detected.name]:
                 self._load(models[detected.name])
-            log.info(
-                "%s: cl_lns uses the shipped %s model (%s)",
-                problem.name,
-                detected.name,
-                detected.reason,
-            )
+            log.info("%s: cl_lns uses the shipped %s model (%s)", problem.name, detected.name,
+                     detected.reason)
             return
         trained = self._trained_on.get("class")
         if trained is None:
-            log.warning(
-                "%s: checkpoint %s records no problem class; cannot check that it fits",
-                problem.name,
-                self.checkpoint,
-            )
+            log.warning("%s: checkpoint %s records no problem class; cannot check that it fits",
+                        problem.name, self.checkpoint)
         elif trained != detected.name:
-            log.warning(
-                "%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)",
-                problem.name,
-                self.checkpoint,
-                trained,
-                detected.name or "none of the CL-LNS classes",
-                detected.reason,
-            )
+            log.warning("%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)",
+                        problem.name, self.checkpoint, trained,
+                        detected.name or "none of the CL-LNS classes", detected.reason)
 
     def setup(self, problem: Problem) -> None:
         """Check ``problem`` (unless :meth:`check` did) and forget the previous problem's features.
@@ -234,11 +222,8 @@ class CLLNS(Selector):
         limit = max(0.01, min(self.lp_time_limit, state.time_left()))
         extractor = FeatureExtractor(state.problem, lp_time_limit=limit)
         if not extractor.lp.ok:
-            log.info(
-                "%s: root LP not solved within %.2fs; its feature columns are zero",
-                state.problem.name,
-                limit,
-            )
+            log.info("%s: root LP not solved within %.2fs; its feature columns are zero",
+                     state.problem.name, limit)
         return extractor
 
     def scores(self, state: SearchState) -> np.ndarray | None:
@@ -270,12 +255,8 @@ class CLLNS(Selector):
         began = time.perf_counter()
         if self._graph is None:
             extractor = self._extractor
-            self._graph = self._policy.graph_cache(
-                extractor.edge_index,
-                extractor.edge_features,
-                state.problem.n_vars,
-                extractor.matrix.shape[0],
-            )
+            self._graph = self._policy.graph_cache(extractor.edge_index, extractor.edge_features,
+                                                   state.problem.n_vars, extractor.matrix.shape[0])
         scores = self._policy.scores(
             observation.variable_features, observation.constraint_features, self._graph
         )

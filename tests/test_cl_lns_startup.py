@@ -213,7 +213,8 @@ def test_one_second_budget_is_respected():
     problem = read_problem(miplib("air05"))
     start = ScipSubSolver(problem).solve(time_limit=30, seed=0, solution_limit=1).best.x
     result = solve(miplib("air05"), CLLNS("mis"), time_limit=1.0, seed=0, initial_solution=start)
-    assert result.feasibility.feasible and result.runtime < 1.2
+    # Main's selector took 7.3 s here (torch imports, a 60 s LP limit); 0.5 s covers a loaded machine.
+    assert result.feasibility.feasible and result.runtime < 1.5, (result.runtime, result.iterations)
 
 
 def test_cl_lns_run_does_not_need_torch(tmp_path):

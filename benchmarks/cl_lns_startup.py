@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 END_TO_END = r"""
 import json, sys, time
@@ -124,13 +125,10 @@ def parts(instance: str, repeats: int, checkpoint: str) -> list:
     rows.append(("graph cache (once per problem)", seconds))
     seconds, observation = _timed(lambda: extractor.observe(start, [start, start]), repeats)
     rows.append(("dynamic features (per call)", seconds))
-    seconds, scores = _timed(
-        lambda: policy.scores(
-            observation.variable_features, observation.constraint_features, cache
-        ),
-        repeats,
-    )
-    rows.append(("inference, numpy (per call)", seconds))
+    with ThreadpoolController().limit(limits=1, user_api="blas"):  # as the selector (threads=1)
+        seconds, scores = _timed(lambda: policy.scores(observation.variable_features,
+                                                       observation.constraint_features, cache), repeats)
+    rows.append(("inference, numpy, 1 BLAS thread (per call)", seconds))
     free = np.argsort(-scores[problem.integer_indices], kind="stable")[
         : int(0.2 * len(problem.integer_indices))
     ]

@@ -117,15 +117,12 @@ def parts(instance: str, repeats: int, checkpoint: str) -> list:
     policy = NumpyPolicy(contents["state_dict"], contents["model_config"])
     seconds, extractor = _timed(lambda: FeatureExtractor(problem))
     rows.append(("root LP and static features", seconds))
-    seconds, cache = _timed(
-        lambda: policy.graph_cache(
-            extractor.edge_index, extractor.edge_features, problem.n_vars, extractor.matrix.shape[0]
-        )
-    )
-    rows.append(("graph cache (once per problem)", seconds))
-    seconds, observation = _timed(lambda: extractor.observe(start, [start, start]), repeats)
-    rows.append(("dynamic features (per call)", seconds))
     with ThreadpoolController().limit(limits=1, user_api="blas"):  # as the selector (threads=1)
+        seconds, cache = _timed(lambda: policy.graph_cache(extractor.edge_index, extractor.edge_features,
+                                                           problem.n_vars, extractor.matrix.shape[0]))
+        rows.append(("graph cache (once per problem)", seconds))
+        seconds, observation = _timed(lambda: extractor.observe(start, [start, start]), repeats)
+        rows.append(("dynamic features (per call)", seconds))
         seconds, scores = _timed(lambda: policy.scores(observation.variable_features,
                                                        observation.constraint_features, cache), repeats)
     rows.append(("inference, numpy, 1 BLAS thread (per call)", seconds))

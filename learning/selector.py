@@ -7,9 +7,10 @@ selector frees the ``k`` integer variables with the highest scores, and once ``k
 reached its cap without improvement it samples instead (:func:`sample_by_scores`).
 
 Start-up: the checkpoint is read and checked when the selector is built (before the problem
-is read), while a thread imports what the first call needs (scipy's LP solver); the model's
-class is matched against the problem's in :meth:`CLLNS.check` (before the first solve); the
-scores are computed with numpy (:mod:`learning.inference`), so a run never imports torch. The
+is read); the model's class is matched against the problem's in :meth:`CLLNS.check` (before
+the first solve), which also starts a thread that imports what the first call needs (scipy's
+LP solver) while SCIP, without Python's lock, looks for the first solution; the scores are
+computed with numpy (:mod:`learning.inference`), so a run never imports torch. The
 root LP, the feature build and the inference run inside the first selector call, within the
 run's deadline; their time counts in the LNS budget. ``benchmarks/cl_lns_startup.py`` measures
 each part.
@@ -142,8 +143,9 @@ class CLLNS(Selector):
     """
 
     name = "cl_lns"
-    #: Modules the first call needs, imported in a thread from the constructor on, while the
-    #: problem is read and SCIP finds the first solution (``lns.core.lp`` imports scipy.optimize).
+    #: Modules the first call needs, imported in a thread from :meth:`check` on, while SCIP finds
+    #: the first solution (``lns.core.lp`` imports scipy.optimize). Started after the problem is
+    #: read, not before: the read holds Python's lock and would only be slowed down.
     background_imports: tuple = ("lns.core.lp",)
 
     def __init__(self, checkpoint: str | Path | None = None, lp_time_limit: float = 60.0,
@@ -152,10 +154,7 @@ class CLLNS(Selector):
             raise ValueError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
             )
-        self.imports = threading.Thread(
-            target=_import_all, args=(self.background_imports,), name="cl_lns imports", daemon=True
-        )
-        self.imports.start()
+        self.imports: threading.Thread | None = None
         self.requested = checkpoint
         self.lp_time_limit = float(lp_time_limit)
         if threads is not None and not (isinstance(threads, int) and threads >= 1):
@@ -189,6 +188,10 @@ class CLLNS(Selector):
             No checkpoint was given and no shipped model is for the class ``problem`` looks like.
         """
         self._checked = problem
+        if self.imports is None:
+            self.imports = threading.Thread(target=_import_all, args=(self.background_imports,),
+                                            name="cl_lns imports", daemon=True)
+            self.imports.start()
         detected = detect_class(problem)
         if self.requested is None:
             models = shipped_models()
@@ -271,11 +274,11 @@ class CLLNS(Selector):
         if self._stopped(state):
             return None
         began = time.perf_counter()
-        if self._graph is None:
-            extractor = self._extractor
-            self._graph = self._policy.graph_cache(extractor.edge_index, extractor.edge_features,
-                                                   state.problem.n_vars, extractor.matrix.shape[0])
         with self._blas_threads():
+            if self._graph is None:
+                extractor = self._extractor
+                self._graph = self._policy.graph_cache(extractor.edge_index, extractor.edge_features,
+                                                       state.problem.n_vars, extractor.matrix.shape[0])
             scores = self._policy.scores(observation.variable_features,
                                          observation.constraint_features, self._graph)
         self._last["inference_time"] = time.perf_counter() - began

@@ -244,14 +244,14 @@ def test_cl_lns_run_does_not_need_torch(tmp_path):
 
 
 def test_first_call_needs_are_imported_in_the_background(tmp_path, monkeypatch):
-    """A slow import (a fake module that sleeps) runs beside the caller, from the constructor on."""
+    """A slow import (a fake module that sleeps) runs beside the caller, from ``check`` on."""
     (tmp_path / "slow_fake_module.py").write_text("import time\ntime.sleep(0.5)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(CLLNS, "background_imports", ("slow_fake_module",))
+    selector, problem = CLLNS("mis"), tiny("mis")
     began = time.perf_counter()
-    selector = CLLNS("mis")
-    built = time.perf_counter() - began
-    assert built < 0.3 and selector.imports.is_alive()
+    selector.check(problem)
+    assert time.perf_counter() - began < 0.3 and selector.imports.is_alive()
     selector.imports.join(timeout=5)
     assert "slow_fake_module" in sys.modules and time.perf_counter() - began >= 0.5
     sys.modules.pop("slow_fake_module")
@@ -288,3 +288,25 @@ def test_the_wheel_contains_the_shipped_models(tmp_path):
         assert (
             archive.read("learning/pretrained/mis.pt") == (PRETRAINED_DIR / "mis.pt").read_bytes()
         )
+
+
+def test_a_requested_interrupt_stops_the_first_call_before_the_lp(monkeypatch):
+    from types import SimpleNamespace
+
+    import learning.selector as selector_module
+
+    problem = read_problem(miplib("dano3mip"))
+    selector = CLLNS("mis")
+    selector.check(problem)
+    monkeypatch.setattr(selector_module, "active_guard", lambda: SimpleNamespace(requested=True))
+    began = time.perf_counter()
+    neighborhood = selector(SearchState(problem, np.zeros(problem.n_vars), 0.0), 10,
+                            np.random.default_rng(0))
+    assert time.perf_counter() - began < 0.5 and neighborhood.info["stopped"] == "interrupted"
+
+
+@pytest.mark.parametrize("options, message", [({"lp_time_limit": 0}, "lp_time_limit must be a positive"),
+                                              ({"threads": 0}, "threads must be a positive integer")])
+def test_invalid_options_are_named(options, message):
+    with pytest.raises(ValueError, match=f"cl_lns: {message}"):
+        CLLNS("mis", **options)

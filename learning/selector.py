@@ -277,8 +277,9 @@ class CLLNS(Selector):
         with self._blas_threads():
             if self._graph is None:
                 extractor = self._extractor
-                self._graph = self._policy.graph_cache(extractor.edge_index, extractor.edge_features,
-                                                       state.problem.n_vars, extractor.matrix.shape[0])
+                self._graph = self._policy.graph_cache(
+                    extractor.edge_index, extractor.edge_features, state.problem.n_vars,
+                    extractor.matrix.shape[0])
             scores = self._policy.scores(observation.variable_features,
                                          observation.constraint_features, self._graph)
         self._last["inference_time"] = time.perf_counter() - began

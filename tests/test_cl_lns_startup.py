@@ -213,7 +213,7 @@ def test_one_second_budget_is_respected():
     problem = read_problem(miplib("air05"))
     start = ScipSubSolver(problem).solve(time_limit=30, seed=0, solution_limit=1).best.x
     result = solve(miplib("air05"), CLLNS("mis"), time_limit=1.0, seed=0, initial_solution=start)
-    # Main's selector took 7.3 s here (torch imports, a 60 s LP limit); 0.5 s covers a loaded machine.
+    # Main's selector took 7.3 s here (torch imports, a 60 s LP limit); +0.5 s for a loaded machine.
     assert result.feasibility.feasible and result.runtime < 1.5, (result.runtime, result.iterations)
 
 
@@ -305,8 +305,9 @@ def test_a_requested_interrupt_stops_the_first_call_before_the_lp(monkeypatch):
     assert time.perf_counter() - began < 0.5 and neighborhood.info["stopped"] == "interrupted"
 
 
-@pytest.mark.parametrize("options, message", [({"lp_time_limit": 0}, "lp_time_limit must be a positive"),
-                                              ({"threads": 0}, "threads must be a positive integer")])
+@pytest.mark.parametrize("options, message", [
+    ({"lp_time_limit": 0}, "lp_time_limit must be a positive"),
+    ({"threads": 0}, "threads must be a positive integer")])
 def test_invalid_options_are_named(options, message):
     with pytest.raises(ValueError, match=f"cl_lns: {message}"):
         CLLNS("mis", **options)

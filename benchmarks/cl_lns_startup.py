@@ -119,7 +119,8 @@ def parts(instance: str, repeats: int, checkpoint: str) -> list:
     rows.append(("root LP and static features", seconds))
     with ThreadpoolController().limit(limits=1, user_api="blas"):  # as the selector (threads=1)
         seconds, cache = _timed(lambda: policy.graph_cache(
-            extractor.edge_index, extractor.edge_features, problem.n_vars, extractor.matrix.shape[0]))
+            extractor.edge_index, extractor.edge_features, problem.n_vars,
+            extractor.matrix.shape[0]))
         rows.append(("graph cache (once per problem)", seconds))
         seconds, observation = _timed(lambda: extractor.observe(start, [start, start]), repeats)
         rows.append(("dynamic features (per call)", seconds))

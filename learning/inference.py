@@ -29,7 +29,9 @@ import scipy.sparse as sp
 def _linear(x: np.ndarray, state: dict, name: str) -> np.ndarray:
     out = x @ state[f"{name}.weight"].T
     bias = state.get(f"{name}.bias")
-    return out if bias is None else out + bias
+    if bias is not None:
+        out += bias
+    return out
 
 
 def _mlp(x: np.ndarray, state: dict, name: str, final_activation: bool) -> np.ndarray:
@@ -38,7 +40,7 @@ def _mlp(x: np.ndarray, state: dict, name: str, final_activation: bool) -> np.nd
     while f"{name}.{index}.weight" in state:
         x = _linear(x, state, f"{name}.{index}")
         if f"{name}.{index + 2}.weight" in state or final_activation:
-            x = np.maximum(x, 0.0)
+            np.maximum(x, 0.0, out=x)
         index += 2
     return x
 

@@ -30,7 +30,6 @@ from enum import IntEnum
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.lp import solve_lp
 from lns.core.problem import BINARY, CONTINUOUS, INTEGER, Problem
 
 #: Bumped whenever a column changes meaning; checkpoints record it.
@@ -171,6 +170,8 @@ def solve_root_lp(problem: Problem, upper_rows: np.ndarray, lower_rows: np.ndarr
     when its lower side does; its ``a x <= u`` node gets ``min(d, 0)`` and its ``-a x <= -l``
     node ``-max(d, 0)``, both ``<= 0`` like the duals of ``<=`` rows of a minimisation.
     """
+    from lns.core.lp import solve_lp  # scipy.optimize, imported late: learning.selector starts it in the background
+
     lp = solve_lp(problem, time_limit=time_limit)
     n = problem.n_vars
     if not lp.optimal:

@@ -6,33 +6,66 @@ every variable of the bipartite graph at the incumbent (:mod:`learning.features`
 selector frees the ``k`` integer variables with the highest scores, and once ``k`` has
 reached its cap without improvement it samples instead (:func:`sample_by_scores`).
 
-torch is imported only when a :class:`CLLNS` is set up, so naming a classical selector,
-or importing this module's registry entry, never loads it. Feature extraction and
-inference happen inside the selector call, so their time counts in the LNS budget.
+Start-up: the checkpoint is read and checked when the selector is built (before the problem
+is read); the model's class is matched against the problem's in :meth:`CLLNS.check` (before
+the first solve), which also starts a thread that imports what the first call needs (scipy's
+LP solver) while SCIP, without Python's lock, looks for the first solution; the scores are
+computed with numpy (:mod:`learning.inference`), so a run never imports torch. The
+root LP, the feature build and the inference run inside the first selector call, within the
+run's deadline; their time counts in the LNS budget. ``benchmarks/cl_lns_startup.py`` measures
+each part.
 """
+
 from __future__ import annotations
 
+import contextlib
+import importlib
+import logging
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
-from lns.core.selection import Neighborhood, SearchState, Selector
+from learning.checkpoint_file import CheckpointError, read_checkpoint
+from learning.features import FeatureExtractor
+from learning.inference import NumpyPolicy
+from learning.problem_class import detect_class
+from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
+from lns.core.selection import Neighborhood, SearchState, Selector
+
+log = logging.getLogger("lns")
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
-DEFAULT_CHECKPOINT = PRETRAINED_DIR / "mis.pt"
+#: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
+_LONGEST_WAIT = 1e6
+
+
+def shipped_models() -> dict[str, Path]:
+    """The checkpoints shipped with the package, by name (``{"mis": .../mis.pt, ...}``)."""
+    return {path.stem: path for path in sorted(PRETRAINED_DIR.glob("*.pt"))}
 
 
 def resolve_checkpoint(checkpoint: str | Path) -> Path:
-    """An existing path as it is; a bare name is a shipped model (``"mvc"``, ``"mvc.pt"`` -> ``learning/pretrained/mvc.pt``)."""
-    path = Path(checkpoint)
-    if path.exists() or len(path.parts) != 1:
-        return path
-    return PRETRAINED_DIR / (path.name if path.suffix == ".pt" else f"{path.name}.pt")
+    """The file of a checkpoint argument.
+
+    A string that names a shipped model (``"mvc"`` or ``"mvc.pt"``) is that model, whatever the
+    working directory holds (a local folder ``mis`` does not shadow it: write ``./mis`` for a
+    local file); anything else is a path.
+    """
+    if isinstance(checkpoint, str) and ("/" not in checkpoint and "\\" not in checkpoint):
+        name = checkpoint[:-3] if checkpoint.endswith(".pt") else checkpoint
+        if name in shipped_models():
+            return PRETRAINED_DIR / f"{name}.pt"
+    return Path(checkpoint)
 
 
-def sample_by_scores(scores: np.ndarray, size: int, rng: np.random.Generator, iterations: int = 60) -> np.ndarray:
-    """Indices drawn independently with probability ``scores_i ** m``, ``m`` such that ``sum_i scores_i ** m ≈ size``.
+def sample_by_scores(
+    scores: np.ndarray, size: int, rng: np.random.Generator, iterations: int = 60
+) -> np.ndarray:
+    """Indices drawn independently with probability ``s_i ** m``, ``sum_i s_i ** m ≈ size``.
 
     The sampling rule of CL-LNS at the size cap: ``f(m) = sum_i s_i^m`` decreases from ``n``
     (``m -> 0``) to 0 (``m -> inf``) for scores in (0, 1), so ``m`` is found by bisection on
@@ -64,88 +97,209 @@ def sample_by_scores(scores: np.ndarray, size: int, rng: np.random.Generator, it
     return chosen if len(chosen) else np.array([int(np.argmax(scores))])
 
 
+def _import_all(modules: tuple) -> None:
+    """Import ``modules``; a failure is left for the main thread's own import to report."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - the same import in the first call raises it with context
+            return
+
+
 class CLLNS(Selector):
     """Free the integer variables a trained CL-LNS network scores highest.
 
     Parameters
     ----------
-    checkpoint : str or pathlib.Path
+    checkpoint : str, pathlib.Path or None
         A checkpoint written by ``lns-train`` (:func:`learning.checkpoint.save_checkpoint`), or the
-        name of a shipped one in ``learning/pretrained`` (``"mis"``, ``"mvc"``).
+        name of a shipped one in ``learning/pretrained`` (``"mis"``, ``"mvc"``). ``None``: the
+        shipped model of the class the problem looks like
+        (:func:`learning.problem_class.detect_class`),
+        chosen in :meth:`check`; a :class:`CheckpointError` says when none matches.
     lp_time_limit : float
-        Seconds for the root LP of the features (computed once per problem in :meth:`setup`).
+        Seconds for the root LP of the features (once per problem), clipped to the time left.
     threads : int or None
-        ``torch.set_num_threads`` for inference (``None``: leave torch's setting).
+        BLAS threads for inference (``None``: the library's setting). One is the fastest on a
+        shared machine: BLAS threads that wait for a busy core cost more than they compute
+        (the inference of a 6000-node independent set took 0.09-0.14 s with one thread and
+        0.28-0.29 s with two on this 2-core machine under load).
+
+    Raises
+    ------
+    CheckpointError
+        The checkpoint is missing, unreadable, or computed for another feature schema or model
+        (raised here, before any problem is read or solved).
 
     Notes
     -----
     ``Neighborhood.info`` holds ``"sampled"`` (whether the at-cap sampling rule chose),
-    ``"feature_time"``, ``"inference_time"`` (seconds of this call) and ``"cached"``.
-    The network's input depends only on the problem, the incumbent and the incumbent history, so
-    after an iteration that did not improve the scores are those of the previous call: they are
-    reused (``"cached"``: True, no feature or inference time) instead of being computed again.
+    ``"feature_time"``, ``"inference_time"`` (seconds of this call; the first call's features
+    include the root LP) and ``"cached"``. The network's input depends only on the problem, the
+    incumbent and the incumbent history, so after an iteration that did not improve, the scores
+    are those of the previous call: they are reused (``"cached"``: True) instead of being
+    computed again. When the deadline passes (or Ctrl-C arrives) before the scores are ready,
+    the call returns an empty neighborhood with ``info["stopped"]`` set; the loop then stops.
     """
 
     name = "cl_lns"
+    #: Modules the first call needs, imported in a thread from :meth:`check` on, while SCIP finds
+    #: the first solution (``lns.core.lp`` imports scipy.optimize). Started after the problem is
+    #: read, not before: the read holds Python's lock and would only be slowed down.
+    background_imports: tuple = ("lns.core.lp",)
 
-    def __init__(self, checkpoint: str | Path = DEFAULT_CHECKPOINT, lp_time_limit: float = 60.0,
+    def __init__(self, checkpoint: str | Path | None = None, lp_time_limit: float = 60.0,
                  threads: int | None = 1):
-        self.checkpoint = resolve_checkpoint(checkpoint)
-        self.lp_time_limit = lp_time_limit
+        if not lp_time_limit > 0:
+            raise ValueError(
+                f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
+            )
+        self.imports: threading.Thread | None = None
+        self.requested = checkpoint
+        self.lp_time_limit = float(lp_time_limit)
+        if threads is not None and not (isinstance(threads, int) and threads >= 1):
+            raise ValueError(f"cl_lns: threads must be a positive integer or None, got {threads!r}")
         self.threads = threads
-        self._model = None
-        self._extractor = None
+        self._blas = ThreadpoolController() if threads is not None else None
+        self.checkpoint: Path | None = None
+        self._policy: NumpyPolicy | None = None
+        self._trained_on: dict = {}
+        if checkpoint is not None:
+            self._load(resolve_checkpoint(checkpoint))
+        self._problem: Problem | None = None
+        self._checked: Problem | None = None
+        self._extractor: FeatureExtractor | None = None
+        self._graph = None
         self._cache: tuple[list[np.ndarray], np.ndarray] | None = None
-        self._last_feature_time = self._last_inference_time = 0.0
-        self._last_cached = False
+        self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
+
+    def _load(self, path: Path) -> None:
+        checkpoint = read_checkpoint(path)
+        self.checkpoint = path
+        self._policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
+        self._trained_on = dict(checkpoint.get("problem") or {})
+
+    def check(self, problem: Problem) -> None:
+        """Match the model to ``problem`` before solving: pick a shipped one, or warn on a mismatch.
+
+        Raises
+        ------
+        CheckpointError
+            No checkpoint was given and no shipped model is for the class ``problem`` looks like.
+        """
+        self._checked = problem
+        if self.imports is None:
+            self.imports = threading.Thread(target=_import_all, args=(self.background_imports,),
+                                            name="cl_lns imports", daemon=True)
+            self.imports.start()
+        detected = detect_class(problem)
+        if self.requested is None:
+            models = shipped_models()
+            if detected.name not in models:
+                raise CheckpointError(
+                    f"cl_lns: no shipped model fits {problem.name}: it looks like "
+                    f"{detected.name or 'none of the CL-LNS classes'} ({detected.reason}); shipped "
+                    f"models are for {sorted(models)}; train one (lns-collect, lns-train) and pass "
+                    "selector.checkpoint=PATH"
+                )
+            if self.checkpoint != models[detected.name]:
+                self._load(models[detected.name])
+            log.info("%s: cl_lns uses the shipped %s model (%s)", problem.name, detected.name,
+                     detected.reason)
+            return
+        trained = self._trained_on.get("class")
+        if trained is None:
+            log.warning("%s: checkpoint %s records no problem class; cannot check that it fits",
+                        problem.name, self.checkpoint)
+        elif trained != detected.name:
+            log.warning("%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)",
+                        problem.name, self.checkpoint, trained,
+                        detected.name or "none of the CL-LNS classes", detected.reason)
 
     def setup(self, problem: Problem) -> None:
-        import torch
+        """Check ``problem`` (unless :meth:`check` did) and forget the previous problem's features.
 
-        from learning.checkpoint import load_checkpoint
-        from learning.features import FeatureExtractor
+        The root LP and the graph are built in the first call, within the run's deadline.
+        """
+        if self._checked is not problem:
+            self.check(problem)
+        self._problem = problem
+        self._extractor = self._graph = self._cache = None
 
-        if self.threads is not None:
-            torch.set_num_threads(self.threads)
-        if self._model is None:
-            self._model, _ = load_checkpoint(self.checkpoint)
-        self._extractor = FeatureExtractor(problem, lp_time_limit=self.lp_time_limit)
-        self._cache = None
+    def _blas_threads(self):
+        """A context in which BLAS uses ``threads`` threads."""
+        if self._blas is None:
+            return contextlib.nullcontext()
+        return self._blas.limit(limits=self.threads, user_api="blas")
 
-    def scores(self, state: SearchState) -> np.ndarray:
-        """Scores in (0, 1) of every variable of ``state.problem`` at the incumbent, shape (n,)."""
-        import time
+    def _stopped(self, state: SearchState) -> str | None:
+        guard = active_guard()
+        if guard is not None and guard.requested:
+            return "interrupted"
+        return "time_limit" if state.time_left() <= 0 else None
 
-        import torch
+    def _static_features(self, state: SearchState) -> FeatureExtractor:
+        """The static features, with the root LP limited to the time left."""
+        limit = max(0.01, min(self.lp_time_limit, state.time_left()))
+        extractor = FeatureExtractor(state.problem, lp_time_limit=limit)
+        if not extractor.lp.ok:
+            log.info("%s: root LP not solved within %.2fs; its feature columns are zero",
+                     state.problem.name, limit)
+        return extractor
 
-        from learning.graph import observation_graph
+    def scores(self, state: SearchState) -> np.ndarray | None:
+        """Scores in (0, 1) of every variable of ``state.problem`` at the incumbent, shape (n,).
 
-        if self._extractor is None or self._extractor.problem is not state.problem:
+        ``None`` when the deadline passed or Ctrl-C arrived before they were ready.
+        """
+        if self._problem is not state.problem:
             self.setup(state.problem)
         inputs = [state.incumbent, *state.history]
-        self._last_cached = self._cache is not None and len(self._cache[0]) == len(inputs) and all(
-            np.array_equal(a, b) for a, b in zip(self._cache[0], inputs))
-        if self._last_cached:
-            self._last_feature_time = self._last_inference_time = 0.0
+        cached = (
+            self._cache is not None
+            and len(self._cache[0]) == len(inputs)
+            and all(np.array_equal(a, b) for a, b in zip(self._cache[0], inputs))
+        )
+        self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": cached}
+        if cached:
             return self._cache[1].copy()
         began = time.perf_counter()
+        if self._extractor is None:
+            self.imports.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
+            if self._stopped(state):
+                return None
+            self._extractor = self._static_features(state)
         observation = self._extractor.observe(state.incumbent, state.history)
-        graph = observation_graph(observation)
-        self._last_feature_time = time.perf_counter() - began
-        with torch.no_grad():
-            scores = torch.sigmoid(self._model(graph)).numpy().astype(float)
-        self._last_inference_time = time.perf_counter() - began - self._last_feature_time
+        self._last["feature_time"] = time.perf_counter() - began
+        if self._stopped(state):
+            return None
+        began = time.perf_counter()
+        with self._blas_threads():
+            if self._graph is None:
+                extractor = self._extractor
+                self._graph = self._policy.graph_cache(
+                    extractor.edge_index, extractor.edge_features, state.problem.n_vars,
+                    extractor.matrix.shape[0])
+            scores = self._policy.scores(observation.variable_features,
+                                         observation.constraint_features, self._graph)
+        self._last["inference_time"] = time.perf_counter() - began
         self._cache = ([np.array(a, copy=True) for a in inputs], scores)
         return scores.copy()
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
+        self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
+        scores = None if self._stopped(state) else self.scores(state)
+        info = {"sampled": False, **self._last}
+        if scores is None:
+            return Neighborhood(
+                np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
+            )
         candidates = state.problem.integer_indices
-        scores = self.scores(state)[candidates]
+        scores = scores[candidates]
         size = min(size, len(candidates))
         if state.at_cap:
             chosen = sample_by_scores(scores, size, rng)
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
-        info = {"sampled": bool(state.at_cap), "feature_time": self._last_feature_time,
-                "inference_time": self._last_inference_time, "cached": self._last_cached}
+        info["sampled"] = bool(state.at_cap)
         return Neighborhood(np.sort(candidates[chosen]), info=info)

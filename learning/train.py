@@ -18,11 +18,12 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch
 
-from learning.checkpoint import save_checkpoint
+from learning.checkpoint import problem_metadata, save_checkpoint
 from learning.dataset import instance_files, load_samples, normalization_stats, split_files
 from learning.features import ConsFeature, EdgeFeature, VarFeature
 from learning.loss import loss_function
 from learning.model import GATPolicy
+from learning.problem_class import CLASSES
 from lns.core.errors import UnknownNameError
 
 log = logging.getLogger("lns.train")
@@ -52,6 +53,10 @@ class TrainConfig:
     seed : int
     model : dict
         :class:`learning.model.GATPolicy` keyword arguments (the input widths are set from the features).
+    problem_class : str or None
+        The class of the training instances (:data:`learning.problem_class.CLASSES`), recorded in the
+        checkpoint with the sizes of the training graphs; ``cl_lns`` picks shipped models by it and
+        warns when a problem does not look like it. ``None``: not recorded.
     """
 
     epochs: int = 30
@@ -64,6 +69,11 @@ class TrainConfig:
     select_by: str = "loss"
     seed: int = 0
     model: dict = field(default_factory=dict)
+    problem_class: str | None = None
+
+    def __post_init__(self):
+        if self.problem_class is not None and self.problem_class not in CLASSES:
+            raise UnknownNameError("problem class", self.problem_class, CLASSES)
 
 
 def seed_everything(seed: int) -> None:
@@ -173,7 +183,7 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
                     "train_files": [f.name for f in train_files],
                     "validation_files": [f.name for f in validation_files],
                     "train_samples": len(train_samples), "validation_samples": len(validation_samples)}
-            save_checkpoint(checkpoint, model, training=info)
+            save_checkpoint(checkpoint, model, training=info, problem=_problem(config, train_samples))
     writer.close()
     best_row = history[best[1]] if best[1] >= 0 else {}
     return {"best_epoch": best[1], "best_validation_loss": best_row.get("validation_loss", float("nan")),
@@ -181,6 +191,12 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
             "train_samples": len(train_samples),
             "validation_samples": len(validation_samples), "history": history,
             "train_time": time.perf_counter() - began}
+
+
+def _problem(config: TrainConfig, samples: list) -> dict:
+    """The checkpoint's ``problem`` entry: the configured class and the sizes of the training graphs."""
+    return problem_metadata(config.problem_class, [s.graph.variable_features.shape[0] for s in samples],
+                            [s.graph.constraint_features.shape[0] for s in samples])
 
 
 class _CurveWriter:

@@ -128,6 +128,8 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
                _stop_rule(time_limit, iteration_limit, stop), callbacks,
                method if len(problem.integer_indices) or method == "cpsat" else "scip",
                start=initial_solution)
+    if run.method == "lns":
+        selector.check(problem)  # e.g. a learned selector's checkpoint, before any solve
     try:
         with InterruptGuard():
             _dispatch(run, method, selector, sub_solver, method_options)

@@ -18,7 +18,7 @@ def main(cfg: DictConfig) -> None:
     data = [cfg.data] if isinstance(cfg.data, str) else list(cfg.data)
     config = TrainConfig(epochs=cfg.epochs, batch_size=cfg.batch_size, lr=cfg.lr, weight_decay=cfg.weight_decay,
                          loss=cfg.loss, temperature=cfg.temperature, validation_fraction=cfg.validation_fraction,
-                         select_by=cfg.select_by,
+                         select_by=cfg.select_by, problem_class=cfg.problem_class,
                          seed=cfg.seed, model=OmegaConf.to_container(cfg.model, resolve=True))
     result = train(data, cfg.checkpoint, config, log_csv=cfg.curves, tensorboard_dir=cfg.tensorboard)
     print(f"lns-train: {result['train_samples']} training / {result['validation_samples']} validation samples, "

@@ -82,6 +82,13 @@ class Selector(ABC):
 
     name: str = "selector"
 
+    def check(self, problem: Problem) -> None:
+        """Refuse ``problem`` with a one-line error if this selector cannot work on it.
+
+        Called once the problem is read, before any solving, so that a run fails before it
+        spends its budget. The default accepts every problem.
+        """
+
     def setup(self, problem: Problem) -> None:
         """Prepare for ``problem`` (called once before the first iteration)."""
 

@@ -1,0 +1,313 @@
+"""CL-LNS start-up, checkpoint matching and packaging: numpy inference, torch-free reading,
+problem classes, the budget, the shipped models in the wheel."""
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import knapsack, miplib
+from instances.generators.registry import CLASSES
+from learning.checkpoint_file import CheckpointError, read_checkpoint
+from learning.features import FeatureExtractor
+from learning.inference import NumpyPolicy
+from learning.problem_class import detect_class
+from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
+from lns.api import solve
+from lns.core.problem import read_problem
+from lns.core.selection import SearchState
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = {
+    "mis": {"n_nodes": 40, "affinity": 2},
+    "mvc": {"n_nodes": 40, "affinity": 3},
+    "sc": {"n_rows": 30, "n_cols": 20, "density": 0.2},
+    "ca": {"n_items": 20, "n_bids": 40},
+    "cfl": {"n_customers": 6, "n_facilities": 3},
+}
+#: Scores of the first six variables of :func:`_tiny_observation`, computed by main's torch model
+#: with the checkpoints as shipped before they carried their problem metadata.
+SHIPPED_SCORES = {
+    "mis": [0.047564, 0.605567, 0.639871, 0.052382, 0.065441, 0.607249],
+    "mvc": [0.028271, 0.052668, 0.138298, 0.049592, 0.172539, 0.175991],
+}
+
+
+def tiny(name: str, seed: int = 0):
+    cls = CLASSES[name]
+    return cls.generate(
+        cls.params("small", **TINY[name]), np.random.default_rng(seed), f"tiny_{name}"
+    )
+
+
+def _tiny_observation():
+    problem = CLASSES["mis"].generate(
+        CLASSES["mis"].params(n_nodes=40, affinity=2), np.random.default_rng(0), "tiny"
+    )
+    x = np.zeros(problem.n_vars)
+    x[0] = 1
+    return problem, FeatureExtractor(problem).observe(x, [np.zeros(problem.n_vars)])
+
+
+def _numpy_scores(path, observation, n_variables):
+    checkpoint = read_checkpoint(path)
+    policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
+    cache = policy.graph_cache(
+        observation.edge_index,
+        observation.edge_features,
+        n_variables,
+        len(observation.constraint_features),
+    )
+    return policy.scores(observation.variable_features, observation.constraint_features, cache)
+
+
+@pytest.mark.parametrize("name", ["mis", "mvc"])
+def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
+    import torch
+
+    from learning.checkpoint import load_checkpoint
+    from learning.graph import observation_graph
+
+    problem, observation = _tiny_observation()
+    scores = _numpy_scores(PRETRAINED_DIR / f"{name}.pt", observation, problem.n_vars)
+    np.testing.assert_allclose(scores[:6], SHIPPED_SCORES[name], atol=2e-6)
+    model, _ = load_checkpoint(PRETRAINED_DIR / f"{name}.pt")
+    with torch.no_grad():
+        reference = torch.sigmoid(model(observation_graph(observation))).numpy()
+    np.testing.assert_allclose(scores, reference, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["mis", "mvc"])
+def test_shipped_models_record_class_sizes_and_schema(name):
+    from learning.features import feature_spec
+
+    checkpoint = read_checkpoint(PRETRAINED_DIR / f"{name}.pt")
+    assert checkpoint["problem"]["class"] == name
+    low, high = checkpoint["problem"]["n_variables"]
+    assert 0 < low <= high
+    assert checkpoint["features"] == feature_spec()
+
+
+def test_reader_refuses_objects_other_than_tensors_and_plain_values(tmp_path):
+    path = tmp_path / "evil.pt"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(
+            "evil/data.pkl", b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R."
+        )  # os.system("true")
+        archive.writestr("evil/byteorder", b"little")
+    with pytest.raises(
+        CheckpointError, match=r"evil.pt: not a readable checkpoint \(refused object os.system\)"
+    ):
+        read_checkpoint(path)
+
+
+def _with_features(tmp_path, change):
+    import torch
+
+    checkpoint = torch.load(PRETRAINED_DIR / "mis.pt", weights_only=True)
+    change(checkpoint["features"])
+    torch.save(checkpoint, tmp_path / "other.pt")
+    return tmp_path / "other.pt"
+
+
+def test_mismatched_feature_schema_is_refused_when_the_selector_is_built(tmp_path):
+    path = _with_features(tmp_path, lambda spec: spec["variable"].__setitem__(3, "PSEUDOCOST"))
+    with pytest.raises(CheckpointError) as error:
+        CLLNS(path)
+    assert str(error.value) == (
+        f"{path}: feature schema does not match: trained on 25 variable columns, this "
+        "code computes 25; column 3 is PSEUDOCOST, expected IS_CONTINUOUS; retrain it"
+    )
+    fewer = _with_features(tmp_path, lambda spec: spec["edge"].pop())
+    with pytest.raises(CheckpointError, match="2 edge columns, this code computes 3"):
+        CLLNS(fewer)
+
+
+def test_missing_checkpoint_is_reported_before_the_problem_is_read(tmp_path):
+    with pytest.raises(CheckpointError, match="no_such.pt: no such checkpoint file"):
+        solve(
+            tmp_path / "not_read.mps",
+            "cl_lns",
+            selector_options={"checkpoint": str(tmp_path / "no_such.pt")},
+        )
+
+
+@pytest.mark.parametrize(
+    "name, expected", [("mis", "mis"), ("mvc", "mvc"), ("sc", "sc"), ("ca", "ca"), ("cfl", None)]
+)
+def test_class_detection_on_tiny_generated_instances(name, expected):
+    detected = detect_class(tiny(name))
+    assert detected.name == expected, detected.reason
+
+
+def test_class_detection_reads_the_sense_from_the_objective():
+    problem = tiny("mis")
+    flipped = type(problem)(
+        **{**problem.__dict__, "objective": -problem.objective, "sense": "minimize"}
+    )
+    assert detect_class(flipped).name == "mis"
+    assert detect_class(type(problem)(**{**problem.__dict__, "sense": "minimize"})).name is None
+    assert detect_class(knapsack()).reason == "coefficients other than 1"
+
+
+@pytest.mark.parametrize("name", ["mis", "mvc"])
+def test_without_a_checkpoint_the_shipped_model_of_the_class_is_used(name):
+    selector = CLLNS()
+    selector.check(tiny(name))
+    assert selector.checkpoint == PRETRAINED_DIR / f"{name}.pt"
+
+
+def test_without_a_matching_model_the_run_fails_before_solving(monkeypatch):
+    from lns.core.scip_subsolver import ScipSubSolver
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("solved before refusing")
+
+    monkeypatch.setattr(ScipSubSolver, "solve", no_solve)
+    with pytest.raises(
+        CheckpointError, match=r"no shipped model fits tiny_sc: it looks like sc \(set covering"
+    ):
+        solve(tiny("sc"), "cl_lns", time_limit=5)
+
+
+def test_a_model_of_another_class_is_used_with_a_warning(caplog):
+    with caplog.at_level(logging.WARNING, logger="lns"):
+        CLLNS("mvc").check(tiny("mis"))
+    assert "was trained on mvc, but the problem looks like mis (set packing" in caplog.text
+
+
+def test_a_local_folder_does_not_shadow_a_shipped_model(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mis").mkdir()
+    (tmp_path / "mvc.pt").write_bytes(b"not a model")
+    assert resolve_checkpoint("mis") == PRETRAINED_DIR / "mis.pt"
+    assert resolve_checkpoint("mvc.pt") == PRETRAINED_DIR / "mvc.pt"
+    assert resolve_checkpoint("./mis") == Path("./mis")
+    CLLNS("mis")
+
+
+def test_first_call_stops_at_the_deadline_on_a_slow_lp():
+    """dano3mip's root LP takes far longer than the 0.5 s left: the call returns in time, empty."""
+    problem = read_problem(miplib("dano3mip"))
+    selector = CLLNS("mis")
+    selector.check(problem)
+    began = time.perf_counter()
+    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=began + 0.5)
+    neighborhood = selector(state, 10, np.random.default_rng(0))
+    assert time.perf_counter() - began < 1.0
+    assert neighborhood.info["stopped"] == "time_limit" and len(neighborhood.free) == 0
+
+
+def test_one_second_budget_is_respected():
+    """air05 from a known solution (the LNS starts at once): root LP, features, model within 1 s."""
+    from lns.core.scip_subsolver import ScipSubSolver
+
+    problem = read_problem(miplib("air05"))
+    start = ScipSubSolver(problem).solve(time_limit=30, seed=0, solution_limit=1).best.x
+    result = solve(miplib("air05"), CLLNS("mis"), time_limit=1.0, seed=0, initial_solution=start)
+    # Main's selector took 7.3 s here (torch imports, a 60 s LP limit); +0.5 s for a loaded machine.
+    assert result.feasibility.feasible and result.runtime < 1.5, (result.runtime, result.iterations)
+
+
+def test_cl_lns_run_does_not_need_torch(tmp_path):
+    """A run where torch (and torch_geometric) cannot be imported: it never tries."""
+    instance = tiny("mis").write(tmp_path / "tiny.lp")
+    script = textwrap.dedent(f"""
+        import sys
+        class NoTorch:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("torch", "torch_geometric"):
+                    raise ImportError("torch is not available here")
+        sys.meta_path.insert(0, NoTorch())
+        from lns.api import solve
+        result = solve({str(instance)!r}, "cl_lns", time_limit=20, iteration_limit=3, seed=0)
+        assert result.feasibility.feasible and len(result.iterations) == 3, result
+        print("ok", [r.selector for r in result.iterations])
+    """)
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])},
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith("ok ['cl_lns', 'cl_lns', 'cl_lns']")
+
+
+def test_first_call_needs_are_imported_in_the_background(tmp_path, monkeypatch):
+    """A slow import (a fake module that sleeps) runs beside the caller, from ``check`` on."""
+    (tmp_path / "slow_fake_module.py").write_text("import time\ntime.sleep(0.5)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(CLLNS, "background_imports", ("slow_fake_module",))
+    selector, problem = CLLNS("mis"), tiny("mis")
+    began = time.perf_counter()
+    selector.check(problem)
+    assert time.perf_counter() - began < 0.3 and selector.imports.is_alive()
+    selector.imports.join(timeout=5)
+    assert "slow_fake_module" in sys.modules and time.perf_counter() - began >= 0.5
+    sys.modules.pop("slow_fake_module")
+
+
+def test_the_wheel_contains_the_shipped_models(tmp_path):
+    source = tmp_path / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
+    for name in ("lns", "heuristics", "learning", "instances", "configs"):
+        shutil.copytree(ROOT / name, source / name, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            ".",
+        ],
+        cwd=source,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        assert {"learning/pretrained/mis.pt", "learning/pretrained/mvc.pt"} <= names
+        assert (
+            archive.read("learning/pretrained/mis.pt") == (PRETRAINED_DIR / "mis.pt").read_bytes()
+        )
+
+
+def test_a_requested_interrupt_stops_the_first_call_before_the_lp(monkeypatch):
+    from types import SimpleNamespace
+
+    import learning.selector as selector_module
+
+    problem = read_problem(miplib("dano3mip"))
+    selector = CLLNS("mis")
+    selector.check(problem)
+    monkeypatch.setattr(selector_module, "active_guard", lambda: SimpleNamespace(requested=True))
+    began = time.perf_counter()
+    neighborhood = selector(SearchState(problem, np.zeros(problem.n_vars), 0.0), 10,
+                            np.random.default_rng(0))
+    assert time.perf_counter() - began < 0.5 and neighborhood.info["stopped"] == "interrupted"
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"lp_time_limit": 0}, "lp_time_limit must be a positive"),
+    ({"threads": 0}, "threads must be a positive integer")])
+def test_invalid_options_are_named(options, message):
+    with pytest.raises(ValueError, match=f"cl_lns: {message}"):
+        CLLNS("mis", **options)

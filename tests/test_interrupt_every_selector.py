@@ -68,18 +68,13 @@ def signal_after(delay: float, signum: int = signal.SIGINT):
 
 
 def assert_feasible_file(path, problem, result):
-    if result.method == "cpsat" and not path.exists():
-        pytest.xfail("solve(method='cpsat') does not write out= yet (issue 13, defect 8)")
     x = read_sol(path, problem)
     assert problem.check(x).feasible
     assert np.isclose(problem.objective_value(x), result.objective)
 
 
 @pytest.mark.parametrize("method, selector", cases())
-def test_time_limit_is_kept(method, selector, mis_problem, tmp_path, request):
-    if selector == "cl_lns":
-        request.applymarker(pytest.mark.xfail(
-            reason="the learned model loads outside the budget (issue 13, defect 4)", strict=False))
+def test_time_limit_is_kept(method, selector, mis_problem, tmp_path):
     problem = instance_for(selector, mis_problem)
     began = time.perf_counter()
     result = solve(problem, selector, method=method, time_limit=2.0, seed=0,

@@ -5,7 +5,9 @@ solved by SCIP and once by CP-SAT (one worker: each run gets one core), the two 
 same time in two processes, so that machine load hits both alike. Reported per instance: the
 primal integral (Berthold 2013, seconds, against the best of the ``.solu`` value and both
 runs' final objectives), the final gap, iterations and the share of improving iterations;
-then the median ratio CP-SAT/SCIP of the primal integrals per instance group.
+then the median ratio CP-SAT/SCIP of the primal integrals per instance group. A problem CP-SAT
+does not take (continuous variables, coefficients that stay fractional when scaled) is marked
+"unsupported" and left out of the ratios.
 
     python benchmarks/subsolvers.py                        # 4 generated + 6 pure-integer MIPLIB, 60 s
     python benchmarks/subsolvers.py --instances air05 --time-limit 10 --csv out.csv
@@ -21,7 +23,9 @@ from pathlib import Path
 from instances.bundled import resolve_instance
 from instances.generators import instance_rng, problem_class
 from lns.api import solve
+from lns.core.errors import UnsupportedProblemError
 from lns.core.metrics import primal_gap, primal_integral
+from lns.core.problem import read_problem
 from lns.core.solu import known_objective
 
 GENERATED = ("mis", "mvc", "sc", "ca")
@@ -46,10 +50,16 @@ def generated_instances(out_dir: Path, seed: int) -> list[Path]:
 
 
 def run(path: str, sub_solver: str, time_limit: float, seed: int) -> dict:
-    result = solve(path, "random", sub_solver=sub_solver, time_limit=time_limit, seed=seed)
+    """One LNS run; a problem the sub-solver does not take counts as no solution at all."""
+    try:
+        result = solve(path, "random", sub_solver=sub_solver, time_limit=time_limit, seed=seed)
+    except UnsupportedProblemError as error:
+        return {"objective": None, "trajectory": [], "sense": read_problem(path).sense,
+                "iterations": 0, "improving": 0, "unsupported": str(error)}
     improved = sum(record.improved for record in result.iterations)
-    return {"objective": result.objective, "trajectory": result.trajectory, "sense": result.problem.sense,
-            "iterations": len(result.iterations), "improving": improved}
+    return {"objective": result.objective, "trajectory": result.trajectory,
+            "sense": result.problem.sense, "iterations": len(result.iterations),
+            "improving": improved, "unsupported": ""}
 
 
 def compare(path: Path, group: str, time_limit: float, seed: int, pool) -> dict:
@@ -66,6 +76,7 @@ def compare(path: Path, group: str, time_limit: float, seed: int, pool) -> dict:
         row[f"{s}_gap"] = primal_gap(r["objective"], best)
         row[f"{s}_iterations"] = r["iterations"]
         row[f"{s}_improving"] = r["improving"]
+        row[f"{s}_unsupported"] = r["unsupported"]
     return row
 
 
@@ -91,13 +102,17 @@ def main(argv=None):
             row = compare(path, group, args.time_limit, args.seed, pool)
             row["ratio"] = row["cpsat_integral"] / max(row["scip_integral"], 1e-9)
             rows.append(row)
-            print(f"| {row['instance']} | {group} | {row['scip_integral']:.2f} | {row['cpsat_integral']:.2f} "
+            cpsat = "unsupported" if row["cpsat_unsupported"] else f"{row['cpsat_integral']:.2f}"
+            print(f"| {row['instance']} | {group} | {row['scip_integral']:.2f} | {cpsat} "
                   f"| {row['ratio']:.2f} | {row['scip_gap']:.4f} | {row['cpsat_gap']:.4f} "
                   f"| {row['scip_iterations']} ({row['scip_improving']}) "
                   f"| {row['cpsat_iterations']} ({row['cpsat_improving']}) |", flush=True)
     for group in sorted({r["group"] for r in rows}):
-        ratios = [r["ratio"] for r in rows if r["group"] == group]
-        wins = sum(r["cpsat_integral"] < r["scip_integral"] for r in rows if r["group"] == group)
+        compared = [r for r in rows if r["group"] == group and not r["cpsat_unsupported"]]
+        if not compared:
+            continue
+        ratios = [r["ratio"] for r in compared]
+        wins = sum(r["cpsat_integral"] < r["scip_integral"] for r in compared)
         print(f"\n{group}: median integral ratio CP-SAT/SCIP {statistics.median(ratios):.2f}, "
               f"CP-SAT lower on {wins} of {len(ratios)}")
     if args.csv:

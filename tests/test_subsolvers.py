@@ -222,3 +222,19 @@ def test_cpsat_refuses_a_problem_with_continuous_variables():
 def test_cpsat_names_a_parameter_it_does_not_know():
     with pytest.raises(ValueError, match="no_such_parameter"):
         CpSatSubSolver(knapsack(), params={"no_such_parameter": 1})
+
+
+def test_cpsat_solves_a_problem_with_a_fractional_objective_again_and_again():
+    """A fractional objective stays CP-SAT's floating-point objective: reading or clearing the
+    integral objective's fields must not create a second objective (CP-SAT refuses the model)."""
+    problem = Problem(name="frac", var_names=("a", "b", "c"), var_types=np.array(["B"] * 3),
+                      lower=np.zeros(3), upper=np.ones(3), objective=np.array([1 / 3, 0.7, 1.1]),
+                      objective_offset=0.0, sense="minimize", matrix=sp.csr_matrix(np.ones((1, 3))),
+                      row_lower=np.array([1.0]), row_upper=np.array([np.inf]), row_names=("r",))
+    solver = CpSatSubSolver(problem)
+    first = solver.solve(time_limit=5, seed=0)
+    assert first.status is SolveStatus.OPTIMAL and first.best.objective == pytest.approx(1 / 3)
+    fixed = solver.solve(time_limit=5, seed=0, fixed=np.array([0]), start=np.array([0.0, 1, 0]))
+    assert fixed.status is SolveStatus.OPTIMAL and not fixed.found  # b alone is best with a = 0
+    again = solver.solve(time_limit=5, seed=0)
+    assert again.status is SolveStatus.OPTIMAL and again.best.objective == pytest.approx(1 / 3)

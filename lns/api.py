@@ -27,6 +27,7 @@ from lns.core.solution_file import check_writable
 from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
 from lns.core.validation import check_run_arguments
+from lns.core.watchdog import CLEAN_UP_SHARE
 from lns.core.warm_start import warm_start
 from lns.registry import make_selector
 
@@ -173,8 +174,11 @@ class _Run:
     dual_bound: float | None = None
 
     def time_left(self) -> float:
-        """Seconds the stop rules leave (``math.inf``: no time limit)."""
-        return self.stop.remaining(stop_state(self.incumbent, len(self.records)))
+        """Seconds a solve of the whole problem may take: what the stop rules leave (``math.inf``:
+        no time limit), less the time the solver takes to free a long solve's search tree
+        (:data:`lns.core.watchdog.CLEAN_UP_SHARE`), so that the run ends within its budget."""
+        remaining = self.stop.remaining(stop_state(self.incumbent, len(self.records)))
+        return remaining * (1 - CLEAN_UP_SHARE)
 
     def seed(self) -> int:
         """A solver seed drawn from the run's generator."""

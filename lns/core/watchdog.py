@@ -5,8 +5,9 @@ coefficient loops inside ``SCIPsolve`` forever. A call that never returns cannot
 stopped from Python, so each solve runs in a worker thread while the calling thread
 waits with a deadline: ``time_limit + grace`` seconds after the start the solver is asked
 to stop (its interrupt hook, sent again every ``grace / 5`` seconds, since a request that
-arrives before the solver listens is lost); if it still runs ``grace`` seconds later, it
-is abandoned (as it is when it ignores a stop request for ``patience`` seconds). The
+arrives before the solver listens is lost); if it still runs ``grace`` seconds later (or
+:data:`CLEAN_UP_SHARE` of its time limit, if more: the time to free a long solve's search
+tree), it is abandoned (as it is when it ignores a stop request for ``patience`` seconds). The
 worker is a daemon thread, so an abandoned solve does not keep the process alive, and the
 object it runs in must not be touched again: the owner checks :attr:`Watchdog.abandoned`
 and refuses further solves.
@@ -33,6 +34,11 @@ from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
 
 #: Seconds a solve may run past its limit before it is asked to stop, then before it is abandoned.
 GRACE_SECONDS = 0.5
+#: After a long solve, freeing its search tree takes a share of its time (SCIP on seymour: 0.26 s
+#: after 10 s, 0.46 s after 15 s on a loaded machine): a solve is abandoned no sooner than this
+#: share of its time limit after it was asked to stop, so that a healthy solve that is freeing
+#: its tree is not; a solve of the whole problem is given that much less time.
+CLEAN_UP_SHARE = 0.02
 #: Seconds a solve may take to honour a stop request before it is abandoned (SCIP checks for one
 #: between LP solves: on air05, Ctrl-C during the root LP took 2.5 s on a loaded machine).
 STOP_PATIENCE_SECONDS = 5.0
@@ -223,7 +229,7 @@ class Watchdog:
     def _wait(self, job: _Job, time_limit: float) -> bool:
         """Wait in short slices (so that the waiting thread sees signals); stop, then give up."""
         stop_at = time.perf_counter() + time_limit + self.grace
-        give_up_at = stop_at + self.grace
+        give_up_at = stop_at + max(self.grace, CLEAN_UP_SHARE * time_limit)
         asked_at = None
         while not job.wait(self.grace / 5):
             now = time.perf_counter()

@@ -17,6 +17,7 @@ from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
 from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
+from lns.core.scip_memory import MemoryRelease
 from lns.core.subsolver import FoundSolution, SolveOutcome
 
 class _SolutionRecorder(Eventhdlr):
@@ -68,7 +69,8 @@ class ScipSubSolver:
     total_solve_time : float
         Seconds spent inside SCIP's ``optimize()`` over all solves so far.
     total_reset_time : float
-        Seconds SCIP spent freeing each solve's transformed problem (``freeTransform``), the
+        Seconds SCIP spent freeing each solve's transformed problem (``freeTransform``) and, every
+        few solves, the memory it no longer uses (:class:`lns.core.scip_memory.MemoryRelease`), the
         price of re-solving one model; the rest of a run's wall time is the loop's own
         (Python) overhead.
     """
@@ -92,6 +94,7 @@ class ScipSubSolver:
             self.model.setParam(name, value)
         self.total_solve_time = 0.0
         self.total_reset_time = 0.0
+        self._memory = MemoryRelease()  # keeps repeated solves from growing the process
         self._recorder = _SolutionRecorder(self)
         self.model.includeEventhdlr(self._recorder, "lns_recorder", "records every new best solution")
 
@@ -153,6 +156,7 @@ class ScipSubSolver:
         finally:
             began = time.perf_counter()
             model.freeTransform()
+            self._memory.after_free_transform(model)
             self.total_reset_time += time.perf_counter() - began
             if not self._keep_fixings:
                 self._set_bounds(self._lower, self._upper)

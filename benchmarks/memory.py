@@ -30,11 +30,12 @@ import psutil
 from instances.bundled import resolve_instance
 from lns.api import solve
 from lns.core.problem import instance_name, problem_from_scip, read_scip_model
+from lns.core.result import Callback
 from lns.core.scip_memory import collect_memory_garbage, trim_heap
 from lns.core.scip_subsolver import ScipSubSolver
 
 
-class MemoryLog:
+class MemoryLog(Callback):
     """Prints RSS (and SCIP's allocated memory, when given) every ``every`` iterations."""
 
     def __init__(self, every: int):
@@ -64,10 +65,6 @@ class MemoryLog:
             return "run more than 1000 iterations, with --every dividing 1000, for the growth rate"
         rate = (self.rss[last] - self.rss[1000]) / ((last - 1000) / 1000)
         return f"RSS growth after the first 1000 iterations: {rate:+.1f} MB per 1000 iterations"
-
-    # lns.core.result.Callback
-    def on_improvement(self, improvement) -> None:
-        pass
 
     def on_iteration(self, record) -> None:
         self.at(record.iteration + 1)

@@ -18,6 +18,7 @@ import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
 from lns.core.problem import Problem
+from lns.core.scip_memory import MemoryRelease
 from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, fixed_indices
 from lns.core.watchdog import GRACE_SECONDS, WatchedSubSolver
 
@@ -103,7 +104,8 @@ class ScipSubSolver(WatchedSubSolver):
     total_solve_time : float
         Seconds spent inside SCIP's ``optimize()`` over all solves so far.
     total_reset_time : float
-        Seconds SCIP spent freeing each solve's transformed problem (``freeTransform``), the
+        Seconds SCIP spent freeing each solve's transformed problem (``freeTransform``) and, every
+        few solves, the memory it no longer uses (:class:`lns.core.scip_memory.MemoryRelease`), the
         price of re-solving one model; the rest of a run's wall time is the loop's own
         (Python) overhead.
     """
@@ -131,6 +133,7 @@ class ScipSubSolver(WatchedSubSolver):
             self.model.setParam(name, value)
         self.total_solve_time = 0.0
         self.total_reset_time = 0.0
+        self._memory = MemoryRelease()  # keeps repeated solves from growing the process
         self._recorder = _SolutionRecorder(problem, self.variables)
         self.model.includeEventhdlr(self._recorder, "lns_recorder", "records new best solutions")
         self._recorder.model = None
@@ -219,6 +222,9 @@ class ScipSubSolver(WatchedSubSolver):
         ended["status"] = model.getStatus()
         ended["dual_bound"] = model.getDualbound() if model.getStage() >= 3 else float("nan")
         self._reset()
+        began = time.perf_counter()
+        self._memory.after_free_transform(model)
+        self.total_reset_time += time.perf_counter() - began
 
     def _interrupt(self) -> None:
         """SCIP's ``interruptSolve`` while it solves (not while it frees: a SCIP error there)."""

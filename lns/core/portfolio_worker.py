@@ -68,12 +68,11 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     """The target of a worker process: run the loop, then report its records and statistics."""
     _detach(spec.parent)
     worker = _Worker(spec, inbox, outbox)
-    began = time.perf_counter()
     records, reason = worker.run()
     if spec.sync_every is None:
         worker.share(len(records) - 1)
     stats = WorkerStats(spec.worker, spec.selector.name, len(records), 0,
-                        time.perf_counter() - began, worker.exchange_time, str(reason))
+                        time.perf_counter() - worker.began, worker.exchange_time, str(reason))
     incumbent = worker.incumbent
     outbox.put(("done", spec.worker, records, stats, incumbent.x, incumbent.objective))
 
@@ -96,7 +95,7 @@ class _Worker(Callback):
     def __init__(self, spec: WorkerSpec, inbox, outbox):
         self.spec, self.outbox = spec, outbox
         self.messages: queue.Queue = queue.Queue()
-        self.exchange_time = 0.0
+        self.exchange_time, self.began = 0.0, time.perf_counter()
         self.last_size = 0
         problem, config = spec.problem, spec.config
         self.incumbent = Incumbent(problem, spec.started, ImprovingOnly(config.improvement_tol),
@@ -107,6 +106,7 @@ class _Worker(Callback):
 
     def run(self) -> tuple[list, StopReason]:
         message = self.messages.get()
+        self.began = time.perf_counter()
         if message[0] == "stop":
             return [], message[1]
         self._adopt(message[1], message[2], -1)

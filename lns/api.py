@@ -50,7 +50,7 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
           out: str | Path | None = None,
           optimum: float | None = None, selector_options: dict | None = None,
           callbacks: list[Callback] | None = None, workers: int = 1,
-          deterministic: bool = False, **options) -> Result:
+          deterministic: bool = False, complete_worker: bool = False, **options) -> Result:
     """Find a good solution of a MIP within a time (or iteration) budget.
 
     Parameters
@@ -108,6 +108,12 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
         With ``workers >= 2``: exchange solutions only every
         :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with
         ``iteration_limit`` and ``iteration_node_limit`` (no time limit reached) repeats.
+    complete_worker : bool
+        With ``workers >= 2`` (not ``deterministic``): one of the workers runs plain SCIP on the
+        whole problem, restarted from the shared incumbent (start and cutoff), and ends the run
+        with status optimal when it proves the incumbent optimal
+        (:class:`lns.core.portfolio_worker.CompleteWorker`). Off by default: it has not been
+        measured to earn its core.
     **options
         Fields of :class:`lns.core.config.LNSConfig` (``initial_fraction``,
         ``iteration_time_limit``, ...), or for ``method="cpsat"`` the names in
@@ -129,7 +135,7 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     """
     check_run_arguments(time_limit=time_limit, iteration_limit=iteration_limit, seed=seed,
                         optimum=optimum)
-    _check_workers(workers, sub_solver, stop)
+    _check_workers(workers, sub_solver, stop, deterministic, complete_worker)
     started = time.perf_counter()
     _check_names(method, sub_solver)
     if out is not None:
@@ -143,7 +149,8 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     run = _Run(problem, model, config, incumbent, np.random.default_rng(seed),
                _stop_rule(time_limit, iteration_limit, stop), callbacks,
                method if len(problem.integer_indices) or method == "cpsat" else "scip",
-               start=initial_solution, workers=workers, deterministic=deterministic)
+               start=initial_solution, workers=workers, deterministic=deterministic,
+               complete_worker=complete_worker)
     try:
         with InterruptGuard():
             _dispatch(run, method, selector, sub_solver, method_options)
@@ -182,6 +189,7 @@ class _Run:
     start: object = None
     workers: int = 1
     deterministic: bool = False
+    complete_worker: bool = False
     selector: str | None = None
     sub_solver: SubSolver | None = None
     sub_solver_name: str | None = None
@@ -232,10 +240,11 @@ def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
 
 def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
     """The portfolio: its workers start (in other processes) while the first solution is found."""
-    portfolio = Portfolio(run.problem, [selector] * run.workers,
+    portfolio = Portfolio(run.problem, [selector] * (run.workers - run.complete_worker),
                           functools.partial(named_sub_solver, sub_solver), config=run.config,
                           seed=run.seed(), stop=run.stop, started=run.incumbent.started,
-                          sync_every=SYNC_EVERY if run.deterministic else None)
+                          sync_every=SYNC_EVERY if run.deterministic else None,
+                          complete_worker=run.complete_worker)
     with portfolio:
         if _start(run, selector, _sub_solver(sub_solver, run)):
             run.records, run.reason = portfolio.run(run.incumbent)
@@ -341,11 +350,15 @@ def named_sub_solver(name: str, problem: Problem, config: LNSConfig, model=None)
     return ScipSubSolver(problem, config.scip_params, model=model)
 
 
-def _check_workers(workers, sub_solver, stop) -> None:
+def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> None:
     """``workers`` is a positive integer; with several, the sub-solver is a name and ``stop``
-    can be sent to the worker processes."""
+    can be sent to the worker processes; a complete worker needs a second, timed worker."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgumentError(f"workers={workers!r} is invalid: expected an integer >= 1")
+    if complete and (workers < 2 or deterministic):
+        raise InvalidArgumentError(f"complete_worker=True needs workers >= 2 and "
+                                   f"deterministic=False (got workers={workers}, "
+                                   f"deterministic={deterministic})")
     if workers == 1:
         return
     if not isinstance(sub_solver, str):

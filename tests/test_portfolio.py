@@ -19,7 +19,7 @@ from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
 from lns.core.portfolio import Portfolio
 from lns.core.selection import Neighborhood, Selector
-from lns.core.stop import MaxIterations, MaxRuntime, StopReason
+from lns.core.stop import MaxRuntime, StopReason
 from test_signals import assert_best_solution_written, start, stop, wait_for
 
 SCIP = functools.partial(named_sub_solver, "scip")
@@ -37,18 +37,18 @@ class FirstHalf(Selector):
 
 
 class Follower(Selector):
-    """Frees nothing until the incumbent changes, then everything: it can only improve from
-    another worker's solution."""
+    """Frees nothing while the incumbent is the run's start, then everything: it can only
+    improve from another worker's solution."""
 
     name = "follower"
 
-    def __init__(self):
-        self.first = None
+    def __init__(self, start_objective: float):
+        self.start_objective = start_objective
 
     def __call__(self, state, size, rng):
-        self.first = state.objective if self.first is None else self.first
         integers = state.problem.integer_indices
-        return Neighborhood(free=integers if state.objective != self.first else integers[:0])
+        moved = state.objective != self.start_objective
+        return Neighborhood(free=integers if moved else integers[:0])
 
 
 def started_incumbent(problem, x):
@@ -60,8 +60,8 @@ def started_incumbent(problem, x):
 def test_a_worker_improves_from_the_others_solution():
     problem = knapsack()
     incumbent = started_incumbent(problem, np.zeros(4))
-    stop = MaxIterations(200) | MaxRuntime(30)
-    with Portfolio(problem, [Follower(), FirstHalf()], SCIP, config=LNSConfig(), seed=0,
+    stop = MaxRuntime(30)
+    with Portfolio(problem, [Follower(start_objective=0.0), FirstHalf()], SCIP, config=LNSConfig(), seed=0,
                    stop=stop, started=incumbent.started) as portfolio:
         records, reason = portfolio.run(incumbent)
     assert reason is StopReason.OPTIMAL and incumbent.objective == 23
@@ -165,3 +165,18 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_the_complete_worker_proves_optimality():
+    result = solve(miplib("p0201"), workers=2, complete_worker=True, time_limit=60, seed=1)
+    assert result.status == "optimal" and result.objective == pytest.approx(7615)
+    assert [w.selector for w in result.workers] == ["random", "scip"]
+    assert result.workers[1].stop_reason == "optimal"
+
+
+@pytest.mark.parametrize("arguments", [dict(workers=1, complete_worker=True),
+                                       dict(workers=2, complete_worker=True, deterministic=True),
+                                       dict(workers=0), dict(workers=2.0)])
+def test_invalid_worker_arguments_are_refused(arguments):
+    with pytest.raises(ValueError, match="workers"):
+        solve(knapsack(), **arguments)

@@ -52,7 +52,8 @@ ENDS_RUN = (StopReason.OPTIMAL, StopReason.TARGET, StopReason.CALLBACK)
 
 
 class Portfolio:
-    """``len(selectors)`` worker processes improving one incumbent; use it as a context manager.
+    """Worker processes (one per selector, and a complete one) improving one incumbent; use it as
+    a context manager.
 
     Parameters
     ----------
@@ -71,6 +72,10 @@ class Portfolio:
         ``time.perf_counter()`` at which the run started.
     sync_every : int, optional
         Deterministic mode: exchange every this many iterations only.
+    complete_worker : bool
+        Add a worker that runs plain SCIP on the whole problem
+        (:class:`lns.core.portfolio_worker.CompleteWorker`), the last one; it can prove the
+        incumbent optimal, which ends the run. Not with ``sync_every`` (its solves are timed).
 
     Attributes
     ----------
@@ -81,11 +86,15 @@ class Portfolio:
     """
 
     def __init__(self, problem: Problem, selectors: list, make_sub_solver, *, config: LNSConfig,
-                 seed: int, stop: Stop, started: float, sync_every: int | None = None):
-        seeds = np.random.SeedSequence(seed).spawn(len(selectors))
+                 seed: int, stop: Stop, started: float, sync_every: int | None = None,
+                 complete_worker: bool = False):
+        if complete_worker and sync_every is not None:
+            raise ValueError("Portfolio: a complete worker cannot take part in deterministic mode")
+        kinds = [(selector, False) for selector in selectors] + [(None, True)] * complete_worker
+        seeds = np.random.SeedSequence(seed).spawn(len(kinds))
         self.specs = [WorkerSpec(i, problem, selector, make_sub_solver, config, seeds[i], stop,
-                                 started, os.getpid(), sync_every)
-                      for i, selector in enumerate(selectors)]
+                                 started, os.getpid(), sync_every, complete)
+                      for i, (selector, complete) in enumerate(kinds)]
         self.problem, self.stop, self.sync_every = problem, stop, sync_every
         self.context = multiprocessing.get_context("spawn")
         self.outbox = self.context.Queue()
@@ -256,7 +265,8 @@ class _Exchange:
 
 
 def _crashed(spec: WorkerSpec, improvements: int) -> WorkerStats:
-    return WorkerStats(spec.worker, spec.selector.name, 0, improvements, 0.0, 0.0, "crashed")
+    name = "scip" if spec.complete else spec.selector.name
+    return WorkerStats(spec.worker, name, 0, improvements, 0.0, 0.0, "crashed")
 
 
 def _time_state(incumbent: Incumbent) -> StopState:

@@ -1,6 +1,7 @@
-"""One worker process of the portfolio (:mod:`lns.core.portfolio`): the LNS loop on its own model.
+"""One worker process of the portfolio (:mod:`lns.core.portfolio`): the LNS loop on its own model
+(:class:`LnsWorker`), or plain SCIP on the whole problem (:class:`CompleteWorker`).
 
-A worker runs :func:`lns.core.loop.run_lns` with its own selector, sub-solver and seed. Its
+An LNS worker runs :func:`lns.core.loop.run_lns` with its own selector, sub-solver and seed. Its
 incumbent does not check solutions (the main process checks each one once); between two
 iterations the loop's ``exchange`` hook sends the worker's new incumbent to the main process
 and takes the shared incumbent from it. The worker ignores the stop signals (the main process
@@ -32,12 +33,15 @@ import numpy as np
 from lns.core.config import LNSConfig
 from lns.core.incumbent import ImprovingOnly, Incumbent
 from lns.core.interrupt import STOP_SIGNALS
-from lns.core.loop import run_lns
+from lns.core.loop import as_status, run_lns, stop_state
 from lns.core.problem import Problem
 from lns.core.result import Callback, WorkerStats
 from lns.core.selection import Selector
 from lns.core.stop import Stop, StopReason
+from lns.core.subsolver import SEED_BOUND
 
+#: Seconds of the complete worker's first solve (each restart doubles them).
+FIRST_SEGMENT = 10.0
 #: ``prctl`` option: the signal a process gets when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1
 
@@ -49,7 +53,8 @@ class WorkerSpec:
     ``make_sub_solver(problem, config)`` builds the worker's sub-solver; ``seed`` is its
     :class:`numpy.random.SeedSequence`; ``started`` the run's ``time.perf_counter()`` (a
     system-wide clock on Linux); ``sync_every`` the iterations between two exchanges in
-    deterministic mode (``None``: exchange whenever a solution is found).
+    deterministic mode (``None``: exchange whenever a solution is found); ``complete`` makes it
+    a :class:`CompleteWorker` (its ``selector`` is then unused).
     """
 
     worker: int
@@ -62,16 +67,17 @@ class WorkerSpec:
     started: float
     parent: int
     sync_every: int | None = None
+    complete: bool = False
 
 
 def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     """The target of a worker process: run the loop, then report its records and statistics."""
     _detach(spec.parent)
-    worker = _Worker(spec, inbox, outbox)
+    worker = (CompleteWorker if spec.complete else LnsWorker)(spec, inbox, outbox)
     records, reason = worker.run()
     if spec.sync_every is None:
         worker.share(len(records) - 1)
-    stats = WorkerStats(spec.worker, spec.selector.name, len(records), 0,
+    stats = WorkerStats(spec.worker, worker.name, len(records) + worker.solves, 0,
                         time.perf_counter() - worker.began, worker.exchange_time, str(reason))
     incumbent = worker.incumbent
     outbox.put(("done", spec.worker, records, stats, incumbent.x, incumbent.objective))
@@ -89,14 +95,14 @@ def _detach(parent: int) -> None:
         os._exit(1)
 
 
-class _Worker(Callback):
+class LnsWorker(Callback):
     """The loop of one worker, with its ``exchange`` hook and the thread that reads its inbox."""
 
     def __init__(self, spec: WorkerSpec, inbox, outbox):
         self.spec, self.outbox = spec, outbox
         self.messages: queue.Queue = queue.Queue()
         self.exchange_time, self.began = 0.0, time.perf_counter()
-        self.last_size = 0
+        self.last_size, self.solves = 0, 0
         problem, config = spec.problem, spec.config
         self.incumbent = Incumbent(problem, spec.started, ImprovingOnly(config.improvement_tol),
                                    config.history_length, check=False)
@@ -110,10 +116,14 @@ class _Worker(Callback):
         if message[0] == "stop":
             return [], message[1]
         self._adopt(message[1], message[2], -1)
+        return self.search(np.random.default_rng(self.spec.seed))
+
+    def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
+        """Improve the incumbent until a reason to stop: the LNS loop."""
         spec = self.spec
         return run_lns(spec.problem, spec.selector, self.sub_solver, self.incumbent,
-                       config=spec.config, rng=np.random.default_rng(spec.seed), stop=spec.stop,
-                       callbacks=[self], exchange=self.exchange)
+                       config=spec.config, rng=rng, stop=spec.stop, callbacks=[self],
+                       exchange=self.exchange)
 
     def _listen(self, inbox) -> None:
         """Pass the main process's messages on; a stop also ends the sub-solve in progress."""
@@ -142,6 +152,10 @@ class _Worker(Callback):
         finally:
             self.exchange_time += time.perf_counter() - began
 
+    @property
+    def name(self) -> str:
+        return self.spec.selector.name
+
     def share(self, iteration: int) -> None:
         """Send the incumbent to the main process if it is this worker's own new one."""
         incumbent = self.incumbent
@@ -168,3 +182,41 @@ class _Worker(Callback):
     def _adopt(self, x: np.ndarray, objective: float, iteration: int) -> None:
         self.incumbent.adopt(x, objective, iteration)
         self.shared = self.incumbent.x
+
+
+class CompleteWorker(LnsWorker):
+    """Plain SCIP on the whole problem, restarted from the newest shared incumbent.
+
+    Each solve starts from the shared incumbent, which is also its cutoff, and runs for
+    :data:`FIRST_SEGMENT` seconds, twice as long as the one before after each restart (so at
+    most about half of its time is spent repeating work that a restart discards). Its solutions
+    are sent to the main process as SCIP finds them. When a solve ends proven (optimal, or
+    infeasible under the cutoff), the incumbent is optimal: the worker ends with
+    ``StopReason.OPTIMAL``, which ends the run. Records are not kept; ``iterations`` in its
+    statistics counts its solves.
+    """
+
+    name = "scip"
+
+    def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
+        segment = FIRST_SEGMENT
+        while True:
+            reason = self._receive(block=False)
+            time_left = self.spec.stop.remaining(stop_state(self.incumbent, 0))
+            if reason is not None or time_left <= 0:
+                return [], reason or StopReason.TIME_LIMIT
+            outcome = self.sub_solver.solve(time_limit=min(segment, time_left),
+                                            seed=int(rng.integers(SEED_BOUND)),
+                                            start=self.incumbent.x, on_found=self._found)
+            self.solves += 1
+            status = as_status(outcome.status)
+            if status.proven:
+                return [], StopReason.OPTIMAL
+            if not status.usable_after:
+                return [], StopReason.SUB_SOLVER_ABANDONED
+            segment *= 2
+
+    def _found(self, found) -> None:
+        """A solution of SCIP's (from its thread): to the incumbent and on to the main process."""
+        if self.incumbent.offer(found.x, found.time, -1, 0, "scip"):
+            self.share(-1)

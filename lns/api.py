@@ -103,7 +103,9 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
         LNS worker processes (:mod:`lns.core.portfolio`); ``1`` runs the sequential loop in
         this process. With 2 or more, each worker runs the loop with a copy of ``selector``
         and its own seed, and ``iteration_limit`` limits each worker; ``sub_solver`` and
-        ``stop`` must then be a name and a picklable rule.
+        ``stop`` must then be a name and a picklable rule, and a script that calls
+        ``solve`` needs an ``if __name__ == "__main__":`` guard (workers are spawned processes,
+        which import the script's module).
     deterministic : bool
         With ``workers >= 2``: exchange solutions only every
         :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with
@@ -245,10 +247,12 @@ def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
                           seed=run.seed(), stop=run.stop, started=run.incumbent.started,
                           sync_every=SYNC_EVERY if run.deterministic else None,
                           complete_worker=run.complete_worker)
-    with portfolio:
-        if _start(run, selector, _sub_solver(sub_solver, run)):
-            run.records, run.reason = portfolio.run(run.incumbent)
-    run.worker_stats = portfolio.workers
+    try:
+        with portfolio:
+            if _start(run, selector, _sub_solver(sub_solver, run)):
+                run.records, run.reason = portfolio.run(run.incumbent)
+    finally:
+        run.worker_stats = portfolio.workers
     log.info("%s: %d workers, %.3fs of exchange in the main process", run.problem.name,
              run.workers, portfolio.exchange_time)
 

@@ -143,6 +143,8 @@ class Portfolio:
             if process.is_alive():
                 process.kill()
                 process.join()
+        self.workers = [stats or _unreported(spec, "killed")
+                        for spec, stats in zip(self.specs, self.workers)]
         for channel in (self.outbox, *self.inboxes):
             channel.close()
             channel.cancel_join_thread()
@@ -255,7 +257,8 @@ class _Exchange:
                             self.portfolio.problem.name, worker, process.exitcode)
                 self.live.discard(worker)
                 spec = self.portfolio.specs[worker]
-                self.portfolio.workers[worker] = _crashed(spec, self.improvements[worker])
+                self.portfolio.workers[worker] = _unreported(spec, "crashed",
+                                                             self.improvements[worker])
                 self._complete_round()
 
     def _last_reason(self) -> StopReason:
@@ -264,9 +267,11 @@ class _Exchange:
         return reasons[0] if reasons else StopReason.FAILURES
 
 
-def _crashed(spec: WorkerSpec, improvements: int) -> WorkerStats:
+def _unreported(spec: WorkerSpec, reason: str, improvements: int = 0) -> WorkerStats:
+    """The statistics of a worker that did not report (``"crashed"``, or ``"killed"`` when it
+    did not end in time after the run); its iterations and times are unknown (0)."""
     name = "scip" if spec.complete else spec.selector.name
-    return WorkerStats(spec.worker, name, 0, improvements, 0.0, 0.0, "crashed")
+    return WorkerStats(spec.worker, name, 0, improvements, 0.0, 0.0, reason)
 
 
 def _time_state(incumbent: Incumbent) -> StopState:

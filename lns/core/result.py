@@ -101,7 +101,8 @@ class WorkerStats:
         Seconds of those spent sending and taking solutions (and, in deterministic mode,
         waiting for the others at each exchange).
     stop_reason : str
-        Why it ended (``"crashed"`` when its process died).
+        Why it ended (``"crashed"`` when its process died, ``"killed"`` when it did not report
+        in time after the run ended).
     """
 
     worker: int

@@ -61,8 +61,9 @@ def test_a_worker_improves_from_the_others_solution():
     problem = knapsack()
     incumbent = started_incumbent(problem, np.zeros(4))
     stop = MaxRuntime(30)
-    with Portfolio(problem, [Follower(start_objective=0.0), FirstHalf()], SCIP, config=LNSConfig(), seed=0,
-                   stop=stop, started=incumbent.started) as portfolio:
+    selectors = [Follower(start_objective=0.0), FirstHalf()]
+    with Portfolio(problem, selectors, SCIP, config=LNSConfig(), seed=0, stop=stop,
+                   started=incumbent.started) as portfolio:
         records, reason = portfolio.run(incumbent)
     assert reason is StopReason.OPTIMAL and incumbent.objective == 23
     assert portfolio.workers[0].stop_reason == "optimal"  # it freed everything: it saw a change

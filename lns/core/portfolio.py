@@ -197,7 +197,7 @@ class _Exchange:
 
     def _on_found(self, worker, x, objective, found_at, iteration, size) -> None:
         incumbent = self.incumbent
-        if incumbent.offer(x, found_at, iteration, size, f"worker {worker}"):
+        if incumbent.offer(x, found_at, iteration, size, self._source(worker)):
             self.improvements[worker] += 1
             self._send(("incumbent", incumbent.x, incumbent.objective),
                        self.live - {worker})
@@ -241,8 +241,13 @@ class _Exchange:
 
     def _offer(self, worker: int, x, objective) -> None:
         if self.portfolio.problem.is_better(objective, self.incumbent.objective, 0.0):
-            if self.incumbent.offer(x, time.perf_counter(), -1, 0, f"worker {worker}"):
+            if self.incumbent.offer(x, time.perf_counter(), -1, 0, self._source(worker)):
                 self.improvements[worker] += 1
+
+    def _source(self, worker: int) -> str:
+        """The word for the records and progress lines: ``"worker 2/4 (rins)"``."""
+        specs = self.portfolio.specs
+        return f"worker {worker}/{len(specs)} ({specs[worker].name})"
 
     def _send(self, message: tuple, workers: set) -> None:
         for worker in sorted(workers):
@@ -270,8 +275,7 @@ class _Exchange:
 def _unreported(spec: WorkerSpec, reason: str, improvements: int = 0) -> WorkerStats:
     """The statistics of a worker that did not report (``"crashed"``, or ``"killed"`` when it
     did not end in time after the run); its iterations and times are unknown (0)."""
-    name = "scip" if spec.complete else spec.selector.name
-    return WorkerStats(spec.worker, name, 0, improvements, 0.0, 0.0, reason)
+    return WorkerStats(spec.worker, spec.name, 0, improvements, 0.0, 0.0, reason)
 
 
 def _time_state(incumbent: Incumbent) -> StopState:

@@ -69,6 +69,11 @@ class WorkerSpec:
     sync_every: int | None = None
     complete: bool = False
 
+    @property
+    def name(self) -> str:
+        """Its selector's name, ``"scip"`` for the complete worker."""
+        return "scip" if self.complete else self.selector.name
+
 
 def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     """The target of a worker process: run the loop, then report its records and statistics."""
@@ -77,7 +82,7 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     records, reason = worker.run()
     if spec.sync_every is None:
         worker.share(len(records) - 1)
-    stats = WorkerStats(spec.worker, worker.name, len(records) + worker.solves, 0,
+    stats = WorkerStats(spec.worker, spec.name, len(records) + worker.solves, 0,
                         time.perf_counter() - worker.began, worker.exchange_time, str(reason))
     incumbent = worker.incumbent
     outbox.put(("done", spec.worker, records, stats, incumbent.x, incumbent.objective))
@@ -152,10 +157,6 @@ class LnsWorker(Callback):
         finally:
             self.exchange_time += time.perf_counter() - began
 
-    @property
-    def name(self) -> str:
-        return self.spec.selector.name
-
     def share(self, iteration: int) -> None:
         """Send the incumbent to the main process if it is this worker's own new one."""
         incumbent = self.incumbent
@@ -195,8 +196,6 @@ class CompleteWorker(LnsWorker):
     ``StopReason.OPTIMAL``, which ends the run. Records are not kept; ``iterations`` in its
     statistics counts its solves.
     """
-
-    name = "scip"
 
     def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
         segment = FIRST_SEGMENT

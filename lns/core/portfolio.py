@@ -43,6 +43,9 @@ log = logging.getLogger("lns")
 #: Seconds past the deadline after which the main process stops waiting for the workers
 #: (a sub-solve returns at most about a second after its time limit, see lns.core.watchdog).
 GRACE = 2.0
+#: Seconds before the deadline at which the workers are told to stop (the time a stop takes to
+#: reach SCIP in a worker, and its report to come back, on a loaded machine).
+STOP_LEAD = 0.2
 #: Seconds a worker has to report after a stop request before it is killed.
 JOIN_TIMEOUT = 2.0
 #: Iterations between two exchanges in deterministic mode.
@@ -135,11 +138,13 @@ class Portfolio:
         return [record for records in self.records for record in records], reason
 
     def close(self) -> None:
-        """Stop the workers, and kill those that do not end within :data:`JOIN_TIMEOUT`."""
+        """Stop the workers: those that reported have nothing more to send and are killed at
+        once (their interpreter's exit would take the run past its time limit), the others
+        when they do not end within :data:`JOIN_TIMEOUT`."""
         self._send_all(("stop", StopReason.INTERRUPTED))
         deadline = time.perf_counter() + JOIN_TIMEOUT
-        for process in self.processes:
-            process.join(max(0.0, deadline - time.perf_counter()))
+        for process, stats in zip(self.processes, self.workers):
+            process.join(0.0 if stats is not None else max(0.0, deadline - time.perf_counter()))
             if process.is_alive():
                 process.kill()
                 process.join()
@@ -169,13 +174,17 @@ class _Exchange:
 
     def wait(self) -> StopReason:
         """Handle messages until every worker ended, a worker ended the run, or a stop signal."""
-        guard, stop = active_guard(), self.portfolio.stop
+        guard, stop, told = active_guard(), self.portfolio.stop, False
         while self.live and self.reason is None:
             if guard is not None and guard.requested:
                 return StopReason.INTERRUPTED
-            if stop.remaining(_time_state(self.incumbent)) < -GRACE:
+            remaining = stop.remaining(_time_state(self.incumbent))
+            if remaining < -GRACE:
                 return StopReason.TIME_LIMIT
-            self._next(timeout=0.05)
+            if remaining <= STOP_LEAD and not told:  # their sub-solves end now, not at their limit
+                self.portfolio._send_all(("stop", StopReason.TIME_LIMIT))
+                told = True
+            self._next(timeout=min(0.05, max(remaining, 0.001)))
         self._offer_finals()
         return self.reason or self._last_reason()
 

@@ -80,6 +80,8 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     _detach(spec.parent)
     worker = (CompleteWorker if spec.complete else LnsWorker)(spec, inbox, outbox)
     records, reason = worker.run()
+    if reason is StopReason.INTERRUPTED and worker.told is not None:
+        reason = worker.told  # the main process stopped the sub-solve, e.g. at the time limit
     if spec.sync_every is None:
         worker.share(len(records) - 1)
     stats = WorkerStats(spec.worker, spec.name, len(records) + worker.solves, 0,
@@ -112,7 +114,7 @@ class LnsWorker(Callback):
         self.incumbent = Incumbent(problem, spec.started, ImprovingOnly(config.improvement_tol),
                                    config.history_length, check=False)
         self.sub_solver = spec.make_sub_solver(problem, config)
-        self.shared = None
+        self.shared, self.told = None, None
         threading.Thread(target=self._listen, args=(inbox,), daemon=True).start()
 
     def run(self) -> tuple[list, StopReason]:
@@ -136,6 +138,7 @@ class LnsWorker(Callback):
             message = inbox.get()
             self.messages.put(message)
             if message[0] == "stop":
+                self.told = message[1]
                 self.sub_solver.stop()
                 return
 

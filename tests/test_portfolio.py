@@ -168,11 +168,15 @@ def alive(pid: int) -> bool:
         return False
 
 
+def frees_nothing(state, size, rng):
+    return Neighborhood(free=state.problem.integer_indices[:0])
+
+
 def test_the_complete_worker_proves_optimality():
-    result = solve(miplib("p0201"), workers=2, complete_worker=True, time_limit=60, seed=1)
-    assert result.status == "optimal" and result.objective == pytest.approx(7615)
-    assert [w.selector for w in result.workers] == ["random", "scip"]
-    assert result.workers[1].stop_reason == "optimal"
+    result = solve(knapsack(), frees_nothing, workers=2, complete_worker=True, time_limit=60)
+    assert result.status == "optimal" and result.objective == 23
+    assert [w.selector for w in result.workers] == ["frees_nothing", "scip"]
+    assert [w.stop_reason for w in result.workers] == ["interrupted", "optimal"]
 
 
 @pytest.mark.parametrize("arguments", [dict(workers=1, complete_worker=True),

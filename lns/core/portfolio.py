@@ -133,7 +133,9 @@ class Portfolio:
         """
         run = _Exchange(self, incumbent)
         reason = run.wait()
-        self._send_all(("stop", reason))
+        # The others did not prove (or reach) what ended the run: they were stopped.
+        self._send_all(("stop", reason if reason is StopReason.TIME_LIMIT
+                        else StopReason.INTERRUPTED))
         run.collect(time.perf_counter() + JOIN_TIMEOUT)
         return [record for records in self.records for record in records], reason
 

@@ -186,7 +186,7 @@ class _Exchange:
             if remaining <= STOP_LEAD and not told:  # their sub-solves end now, not at their limit
                 self.portfolio._send_all(("stop", StopReason.TIME_LIMIT))
                 told = True
-            self._next(timeout=min(0.05, max(remaining, 0.001)))
+            self._next(timeout=0.05 if told else max(0.001, min(0.05, remaining - STOP_LEAD)))
         self._offer_finals()
         return self.reason or self._last_reason()
 

@@ -11,6 +11,8 @@ With ``sync_every=K`` (deterministic mode, as CP-SAT's interleaved search) the w
 exchange only every ``K`` iterations: each sends its incumbent and waits; the main process
 offers the best one (ties: the lowest worker number) and sends the incumbent back to all. With
 iteration and node limits (and no time limit reached), a seeded run then repeats exactly.
+A complete worker (``complete_worker=True``) runs plain SCIP on the whole problem instead, from
+the shared incumbent; its proof of optimality ends the run.
 
 Processes are started with the ``spawn`` method (forking a process that already runs SCIP,
 HiGHS or threads is unsafe). The main process catches the stop signals

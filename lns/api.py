@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
+import pickle
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,10 +15,12 @@ from pyscipopt import Model
 from instances.bundled import resolve_instance
 from lns.core.config import DEADLINE_MARGIN, LNSConfig
 from lns.core.cpsat import solve_cpsat
-from lns.core.errors import InfeasibleProblemError, UnboundedProblemError, UnknownNameError
+from lns.core.errors import (InfeasibleProblemError, InvalidArgumentError, UnboundedProblemError,
+                             UnknownNameError)
 from lns.core.incumbent import ImprovingOnly, Incumbent
 from lns.core.interrupt import InterruptGuard
 from lns.core.loop import as_status, run_lns, stop_state
+from lns.core.portfolio import SYNC_EVERY, Portfolio
 from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
 from lns.core.progress import ImprovementLogger
 from lns.core.result import Callback, Result, build_result
@@ -46,7 +50,8 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
           initial_solution: str | Path | dict | np.ndarray | None = None,
           out: str | Path | None = None,
           optimum: float | None = None, selector_options: dict | None = None,
-          callbacks: list[Callback] | None = None, **options) -> Result:
+          callbacks: list[Callback] | None = None, workers: int = 1,
+          deterministic: bool = False, complete_worker: bool = False, **options) -> Result:
     """Find a good solution of a MIP within a time (or iteration) budget.
 
     Parameters
@@ -93,7 +98,25 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     selector_options : dict, optional
         Constructor arguments of the selector when it is given by name.
     callbacks : list of Callback, optional
-        Hooks called on each improvement, selection and iteration.
+        Hooks called on each improvement, selection and iteration (with ``workers >= 2``: on
+        each improvement only; the iterations run in the workers).
+    workers : int
+        LNS worker processes (:mod:`lns.core.portfolio`); ``1`` runs the sequential loop in
+        this process. With 2 or more, each worker runs the loop with a copy of ``selector``
+        and its own seed, and ``iteration_limit`` limits each worker; ``sub_solver`` and
+        ``stop`` must then be a name and a picklable rule, and a script that calls
+        ``solve`` needs an ``if __name__ == "__main__":`` guard (workers are spawned processes,
+        which import the script's module).
+    deterministic : bool
+        With ``workers >= 2``: exchange solutions only every
+        :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with
+        ``iteration_limit`` and ``iteration_node_limit`` (no time limit reached) repeats.
+    complete_worker : bool
+        With ``workers >= 2`` (not ``deterministic``): one of the workers runs plain SCIP on the
+        whole problem, restarted from the shared incumbent (start and cutoff), and ends the run
+        with status optimal when it proves the incumbent optimal
+        (:class:`lns.core.portfolio_worker.CompleteWorker`). Off by default: it has not been
+        measured to earn its core.
     **options
         Fields of :class:`lns.core.config.LNSConfig` (``initial_fraction``,
         ``iteration_time_limit``, ...), or for ``method="cpsat"`` the names in
@@ -115,6 +138,7 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     """
     check_run_arguments(time_limit=time_limit, iteration_limit=iteration_limit, seed=seed,
                         optimum=optimum)
+    _check_workers(workers, sub_solver, stop, deterministic, complete_worker)
     started = time.perf_counter()
     _check_names(method, sub_solver)
     if out is not None:
@@ -128,7 +152,8 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     run = _Run(problem, model, config, incumbent, np.random.default_rng(seed),
                _stop_rule(time_limit, iteration_limit, stop), callbacks,
                method if len(problem.integer_indices) or method == "cpsat" else "scip",
-               start=initial_solution)
+               start=initial_solution, workers=workers, deterministic=deterministic,
+               complete_worker=complete_worker)
     if run.method == "lns":
         selector.check(problem)  # e.g. a learned selector's checkpoint, before any solve
     try:
@@ -139,7 +164,8 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     result = build_result(run.incumbent, method=run.method, stop_reason=run.reason, seed=seed,
                           time_limit=time_limit, selector=run.selector,
                           sub_solver=run.sub_solver_name, iterations=run.records,
-                          dual_bound=run.dual_bound, solver_time=run.solver_time())
+                          dual_bound=run.dual_bound, solver_time=run.solver_time(),
+                          workers=run.worker_stats)
     if out is not None and result.x is not None:
         result.write_sol(out)
     log.info("%s: %s, objective %s after %.2fs (%s, %d iterations)", problem.name, result.status,
@@ -166,12 +192,16 @@ class _Run:
     callbacks: list
     method: str
     start: object = None
+    workers: int = 1
+    deterministic: bool = False
+    complete_worker: bool = False
     selector: str | None = None
     sub_solver: SubSolver | None = None
     sub_solver_name: str | None = None
     records: list = field(default_factory=list)
     reason: StopReason = StopReason.TIME_LIMIT
     dual_bound: float | None = None
+    worker_stats: list = field(default_factory=list)
 
     def time_left(self) -> float:
         """Seconds a solve of the whole problem may take: what the stop rules leave (``math.inf``:
@@ -203,21 +233,47 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
         _plain_scip(run)
         if run.reason is StopReason.OPTIMAL and method == "lns":
             run.reason = StopReason.NO_INTEGER_VARIABLES
+    elif run.workers > 1:
+        _parallel_lns(run, selector, sub_solver)
     else:
         _lns(run, selector, _sub_solver(sub_solver, run))
 
 
 def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
+    if _start(run, selector, sub_solver):
+        run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent,
+                                          config=run.config, rng=run.rng, stop=run.stop,
+                                          callbacks=run.callbacks)
+
+
+def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
+    """The portfolio: its workers start (in other processes) while the first solution is found."""
+    portfolio = Portfolio(run.problem, [selector] * (run.workers - run.complete_worker),
+                          functools.partial(named_sub_solver, sub_solver), config=run.config,
+                          seed=run.seed(), stop=run.stop, started=run.incumbent.started,
+                          sync_every=SYNC_EVERY if run.deterministic else None,
+                          complete_worker=run.complete_worker)
+    try:
+        with portfolio:
+            if _start(run, selector, _sub_solver(sub_solver, run)):
+                run.records, run.reason = portfolio.run(run.incumbent)
+    finally:
+        run.worker_stats = portfolio.workers
+    log.info("%s: %d workers, %.3fs of exchange in the main process", run.problem.name,
+             run.workers, portfolio.exchange_time)
+
+
+def _start(run: _Run, selector: Selector, sub_solver: SubSolver) -> bool:
+    """The user's start or a first solution; whether the LNS goes on (else ``run.reason`` says
+    why not)."""
     run.selector, run.sub_solver, run.sub_solver_name = selector.name, sub_solver, sub_solver.name
     _user_start(run, sub_solver)
     if run.incumbent.x is None:
         reason = _initial_solution(run)
         if reason is not None:
             run.reason = reason
-            return
-    run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent,
-                                      config=run.config, rng=run.rng, stop=run.stop,
-                                      callbacks=run.callbacks)
+            return False
+    return True
 
 
 def _plain_scip(run: _Run) -> None:
@@ -291,11 +347,38 @@ def _sub_solver(spec: str | SubSolver, run: _Run) -> SubSolver:
     """The sub-solver named ``spec`` for ``run.problem``, or ``spec`` itself if it is an object."""
     if not isinstance(spec, str):
         return spec
-    if spec == "cpsat":
+    return named_sub_solver(spec, run.problem, run.config, run.model)
+
+
+def named_sub_solver(name: str, problem: Problem, config: LNSConfig, model=None) -> SubSolver:
+    """The sub-solver ``name`` (one of :data:`SUB_SOLVERS`) of ``problem`` (on ``model``, the
+    SCIP model read from its file, if given); also what each portfolio worker builds."""
+    if name == "cpsat":
         from lns.core.cpsat_subsolver import CpSatSubSolver  # lands with the CP-SAT sub-solver
 
-        return CpSatSubSolver(run.problem)
-    return ScipSubSolver(run.problem, run.config.scip_params, model=run.model)
+        return CpSatSubSolver(problem)
+    return ScipSubSolver(problem, config.scip_params, model=model)
+
+
+def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> None:
+    """``workers`` is a positive integer; with several, the sub-solver is a name and ``stop``
+    can be sent to the worker processes; a complete worker needs a second, timed worker."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidArgumentError(f"workers={workers!r} is invalid: expected an integer >= 1")
+    if complete and (workers < 2 or deterministic):
+        raise InvalidArgumentError(f"complete_worker=True needs workers >= 2 and "
+                                   f"deterministic=False (got workers={workers}, "
+                                   f"deterministic={deterministic})")
+    if workers == 1:
+        return
+    if not isinstance(sub_solver, str):
+        raise InvalidArgumentError(f"sub_solver={sub_solver!r}: with workers={workers} give the "
+                                   f"sub-solver by name, one of {list(SUB_SOLVERS)}")
+    try:
+        pickle.dumps(stop)
+    except Exception as error:
+        raise InvalidArgumentError(f"stop={stop!r}: with workers={workers} the stop rule is sent "
+                                   f"to the worker processes and must be picklable ({error})")
 
 
 def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:

@@ -34,14 +34,16 @@ def main(cfg: DictConfig) -> None:
     try:
         result = solve(instance, selector, method=cfg.method, time_limit=cfg.time_limit,
                        iteration_limit=cfg.iteration_limit, seed=cfg.seed, initial_solution=cfg.initial_solution,
-                       out=cfg.out, optimum=optimum, callbacks=[bar] if bar else None, **options)
+                       out=cfg.out, optimum=optimum, callbacks=[bar] if bar else None,
+                       workers=cfg.workers, **options)
     finally:
         for handler in handlers:
             handler.removeFilter(bar)
         if bar:
             bar.close()
     lines = [f"instance     {result.instance}",
-             f"method       {result.method}" + (f" ({result.selector})" if result.selector else ""),
+             f"method       {result.method}" + (f" ({result.selector})" if result.selector else "")
+             + (f", {len(result.workers)} workers" if result.workers else ""),
              f"status       {result.status} ({result.stop_reason})",
              f"objective    {result.objective}"]
     if optimum is not None and result.objective is not None:

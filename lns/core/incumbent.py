@@ -51,6 +51,9 @@ class Incumbent:
         Earlier incumbents kept in :attr:`history` (most recent first).
     callbacks : list of Callback
         ``on_improvement`` is called for every new objective.
+    check : bool
+        Check each candidate against the problem. A portfolio worker's incumbent does not: the
+        main process's incumbent checks every solution once (:mod:`lns.core.portfolio`).
 
     Attributes
     ----------
@@ -64,11 +67,14 @@ class Incumbent:
         ``time.perf_counter()`` of the last improvement (``started`` before the first).
     improved_iteration : int
         Iteration of the last improvement (-1: none in the loop yet).
+    checks : int
+        Candidates checked against the problem so far.
     """
 
     def __init__(self, problem: Problem, started: float, acceptance=None, history_length: int = 3,
-                 callbacks: list[Callback] | None = None):
+                 callbacks: list[Callback] | None = None, check: bool = True):
         self.problem = problem
+        self.check, self.checks = check, 0
         self.started = started
         self.acceptance = acceptance if acceptance is not None else ImprovingOnly()
         self.history_length = history_length
@@ -97,11 +103,13 @@ class Incumbent:
         worse = self.objective is not None and problem.is_better(self.objective, objective, 0.0)
         if worse or not self.acceptance(problem, objective, self.objective):
             return False
-        check = problem.check(x)
-        if not check.feasible:
-            log.warning("%s: rejected a %s solution that violates the problem (%s)", problem.name,
-                        source, check)
-            return False
+        if self.check:
+            self.checks += 1
+            check = problem.check(x)
+            if not check.feasible:
+                log.warning("%s: rejected a %s solution that violates the problem (%s)",
+                            problem.name, source, check)
+                return False
         improves = problem.is_better(objective, self.objective, 0.0)
         if self.x is not None:
             self.history = [self.x, *self.history][: self.history_length]
@@ -110,6 +118,16 @@ class Incumbent:
             elapsed = found_at - self.started
             self._improved(Improvement(elapsed, objective, iteration, size, source), found_at)
         return True
+
+    def adopt(self, x: np.ndarray, objective: float, iteration: int) -> None:
+        """Take ``x``, checked elsewhere, as the incumbent even if it is worse (a portfolio
+        worker takes the shared incumbent, or goes back to it after the main process refused
+        its own solution)."""
+        if self.x is not None:
+            self.history = [self.x, *self.history][: self.history_length]
+        if self.problem.is_better(objective, self.objective, 0.0):
+            self.improved_at, self.improved_iteration = time.perf_counter(), iteration
+        self.x, self.objective = x, objective
 
     def _improved(self, improvement: Improvement, found_at: float) -> None:
         self.improved_at, self.improved_iteration = found_at, improvement.iteration

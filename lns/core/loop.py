@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -55,7 +56,9 @@ def stop_state(incumbent: Incumbent, iterations: int) -> StopState:
 
 def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbent: Incumbent, *,
             config: LNSConfig, rng: np.random.Generator, stop: Stop, callbacks: list[Callback],
-            size_rule: AdaptiveSize | None = None) -> tuple[list, StopReason]:
+            size_rule: AdaptiveSize | None = None,
+            exchange: Callable[[int], StopReason | None] | None = None
+            ) -> tuple[list, StopReason]:
     """Improve ``incumbent`` until ``stop`` fires, optimality is proven, or Ctrl-C.
 
     Parameters
@@ -77,6 +80,10 @@ def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbe
         ``on_selection`` and ``on_iteration`` hooks.
     size_rule : AdaptiveSize, optional
         Default: :func:`size_rule_of` ``(problem, config)``.
+    exchange : callable, optional
+        Called before each iteration with the number of iterations done; it may change the
+        incumbent (a portfolio worker shares its solutions and takes the others' there, see
+        :mod:`lns.core.portfolio`) and returns a reason to stop, or ``None`` to go on.
 
     Returns
     -------
@@ -84,7 +91,7 @@ def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbe
     stop_reason : StopReason
     """
     search = _Search(problem, selector, sub_solver, incumbent, config, rng, stop, callbacks,
-                     size_rule or size_rule_of(problem, config))
+                     size_rule or size_rule_of(problem, config), exchange)
     try:
         selector.setup(problem)
         with sub_solver.session():
@@ -98,10 +105,11 @@ class _Search:
     """The state of one :func:`run_lns`: its parts, the records and the failure count."""
 
     def __init__(self, problem, selector, sub_solver, incumbent, config, rng, stop, callbacks,
-                 size_rule):
+                 size_rule, exchange=None):
         self.problem, self.selector, self.sub_solver = problem, selector, sub_solver
         self.incumbent, self.config, self.rng = incumbent, config, rng
         self.stop, self.callbacks, self.size_rule = stop, callbacks, size_rule
+        self.exchange = exchange
         self.records: list = []
         self.failures = 0
 
@@ -111,7 +119,9 @@ class _Search:
         while True:
             if guard is not None and guard.requested:
                 return StopReason.INTERRUPTED
-            reason = self.stop.fired(stop_state(self.incumbent, len(self.records)))
+            reason = self.exchange(len(self.records)) if self.exchange is not None else None
+            if reason is None:
+                reason = self.stop.fired(stop_state(self.incumbent, len(self.records)))
             if reason is None:
                 reason = self._iteration()
             if reason is not None:

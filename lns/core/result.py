@@ -82,6 +82,38 @@ class IterationRecord:
     time: float
 
 
+@dataclass
+class WorkerStats:
+    """What one worker of a portfolio run did (:mod:`lns.core.portfolio`).
+
+    Attributes
+    ----------
+    worker : int
+        Its number, from 0.
+    selector : str
+        Its selector's name (``"scip"`` for the complete worker).
+    iterations : int
+    improvements : int
+        Its solutions that became the shared incumbent.
+    time : float
+        Seconds it ran, from its start message to its end.
+    exchange_time : float
+        Seconds of those spent sending and taking solutions (and, in deterministic mode,
+        waiting for the others at each exchange).
+    stop_reason : str
+        Why it ended (``"crashed"`` when its process died, ``"killed"`` when it did not report
+        in time after the run ended).
+    """
+
+    worker: int
+    selector: str
+    iterations: int
+    improvements: int
+    time: float
+    exchange_time: float
+    stop_reason: str
+
+
 class Callback:
     """Hooks the loop calls as it goes; override what you need (the CLI's progress bar does)."""
 
@@ -135,6 +167,10 @@ class Result:
         Seconds spent inside SCIP's solves (initial solution and sub-solves, each with the
         freeing of its transformed problem); ``runtime - solver_time`` is the time spent
         outside SCIP (reading, selecting, fixing bounds, checking solutions).
+    workers : list of WorkerStats
+        Per worker of a portfolio run (``workers >= 2``); empty for a sequential run, whose
+        ``iterations`` are those of its one loop. In a portfolio run ``iterations`` holds
+        every worker's records, worker after worker.
     """
 
     instance: str
@@ -154,6 +190,7 @@ class Result:
     solver_time: float = 0.0
     problem: Problem | None = field(default=None, repr=False)
     sub_solver: str | None = None
+    workers: list = field(default_factory=list)
 
     @property
     def solution(self) -> dict | None:
@@ -192,7 +229,7 @@ class Result:
 def build_result(incumbent, *, method: str, stop_reason, seed: int, time_limit: float | None,
                  selector: str | None = None, sub_solver: str | None = None,
                  iterations: list | None = None, dual_bound: float | None = None,
-                 solver_time: float = 0.0) -> Result:
+                 solver_time: float = 0.0, workers: list | None = None) -> Result:
     """The :class:`Result` of a run (LNS, plain SCIP or CP-SAT) from its final incumbent.
 
     ``incumbent`` is the run's :class:`lns.core.incumbent.Incumbent`; the status follows from
@@ -209,4 +246,4 @@ def build_result(incumbent, *, method: str, stop_reason, seed: int, time_limit: 
                   runtime=incumbent.elapsed(),
                   feasibility=problem.check(x) if x is not None else None, seed=seed,
                   time_limit=time_limit, dual_bound=dual_bound, solver_time=solver_time,
-                  problem=problem, sub_solver=sub_solver)
+                  problem=problem, sub_solver=sub_solver, workers=list(workers or []))

@@ -1,0 +1,84 @@
+"""Synchronisation cost of the parallel portfolio (:mod:`lns.core.portfolio`) as workers grow.
+
+For each worker count, one run of the portfolio on one instance: the first solution is found
+once in this process (SCIP's first solution, as :func:`lns.solve` does), then the workers
+improve it for ``--time-limit`` seconds with the random selector. Reported per worker count:
+
+* ``worker share``: the seconds the workers spent in the exchange hook (sending their new
+  incumbents, taking the shared one) over the seconds they ran, summed over workers;
+* ``main share``: the seconds the main process spent checking and passing on solutions over
+  the run's wall-clock time (the rest of its time it waits for messages);
+* iterations, solutions exchanged (shared incumbents) and the final objective.
+
+The portfolio is used even for one worker (``solve(workers=1)`` runs the loop in-process and
+exchanges nothing). On a machine with fewer cores than workers the workers share the cores:
+the run measures the exchange's cost, not the speed-up. Example (as reported)::
+
+    python benchmarks/portfolio_sync.py --instance instances/miplib/air05.mps.gz \\
+        --workers 1 2 4 8 --time-limit 20
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import time
+from pathlib import Path
+
+from lns.api import named_sub_solver
+from lns.core.config import LNSConfig
+from lns.core.incumbent import Incumbent
+from lns.core.portfolio import Portfolio
+from lns.core.problem import instance_name, problem_from_scip, read_scip_model
+from lns.core.stop import MaxRuntime
+from lns.registry import make_selector
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instance", default="instances/miplib/air05.mps.gz")
+    parser.add_argument("--workers", nargs="+", type=int, default=[1, 2, 4, 8])
+    parser.add_argument("--time-limit", type=float, default=20.0)
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args(argv)
+
+
+def run_portfolio(path: str, workers: int, time_limit: float, seed: int) -> dict:
+    """One portfolio run of ``workers`` workers; its exchange shares and outcome."""
+    path = Path(path)
+    model = read_scip_model(path)
+    problem = problem_from_scip(model, instance_name(path), source=path)
+    config = LNSConfig()
+    started = time.perf_counter()
+    incumbent = Incumbent(problem, started)
+    make = functools.partial(named_sub_solver, "scip")
+    portfolio = Portfolio(problem, [make_selector("random")] * workers, make, config=config,
+                          seed=seed, stop=MaxRuntime(time_limit), started=started)
+    with portfolio:
+        sub_solver = named_sub_solver("scip", problem, config, model)
+        sub_solver.solve(time_limit=time_limit, seed=seed, solution_limit=1,
+                         on_found=incumbent.offer_found)
+        began = time.perf_counter()
+        records, reason = portfolio.run(incumbent)
+        wall = time.perf_counter() - began
+    stats = [w for w in portfolio.workers if w is not None]
+    return {"workers": workers, "wall": wall, "iterations": len(records),
+            "worker_share": sum(w.exchange_time for w in stats) / sum(w.time for w in stats),
+            "main_share": portfolio.exchange_time / wall,
+            "exchanged": len(incumbent.trajectory) - 1, "objective": incumbent.objective,
+            "reason": str(reason)}
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    print(f"{args.instance}, {args.time_limit:g} s per run, {len(os.sched_getaffinity(0))} cores")
+    print("workers  wall(s)  iterations  exchanged  worker share  main share  objective")
+    for workers in args.workers:
+        row = run_portfolio(args.instance, workers, args.time_limit, args.seed)
+        print(f"{row['workers']:7d}  {row['wall']:7.2f}  {row['iterations']:10d}  "
+              f"{row['exchanged']:9d}  {100 * row['worker_share']:11.3f}%  "
+              f"{100 * row['main_share']:9.3f}%  {row['objective']:g}")
+
+
+if __name__ == "__main__":
+    main()

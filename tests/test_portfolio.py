@@ -1,0 +1,187 @@
+"""The parallel portfolio: workers share one checked incumbent, lose nothing, leave no process."""
+import functools
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from helpers import knapsack, miplib
+from lns import solve
+from lns.api import named_sub_solver
+from lns.core.config import LNSConfig
+from lns.core.incumbent import Incumbent
+from lns.core.portfolio import Portfolio
+from lns.core.selection import Neighborhood, Selector
+from lns.core.stop import MaxRuntime, StopReason
+from test_signals import assert_best_solution_written, start, stop, wait_for
+
+SCIP = functools.partial(named_sub_solver, "scip")
+
+
+class FirstHalf(Selector):
+    """Frees the first half of the integer variables, then nothing."""
+
+    name = "first_half"
+
+    def __call__(self, state, size, rng):
+        integers = state.problem.integer_indices
+        free = integers[: len(integers) // 2] if state.iteration == 0 else integers[:0]
+        return Neighborhood(free=free)
+
+
+class Follower(Selector):
+    """Frees nothing while the incumbent is the run's start, then everything: it can only
+    improve from another worker's solution."""
+
+    name = "follower"
+
+    def __init__(self, start_objective: float):
+        self.start_objective = start_objective
+
+    def __call__(self, state, size, rng):
+        integers = state.problem.integer_indices
+        moved = state.objective != self.start_objective
+        return Neighborhood(free=integers if moved else integers[:0])
+
+
+def started_incumbent(problem, x):
+    incumbent = Incumbent(problem, time.perf_counter())
+    assert incumbent.offer(np.asarray(x, dtype=float), time.perf_counter(), -1, 0, "initial")
+    return incumbent
+
+
+def test_a_worker_improves_from_the_others_solution():
+    problem = knapsack()
+    incumbent = started_incumbent(problem, np.zeros(4))
+    stop = MaxRuntime(30)
+    selectors = [Follower(start_objective=0.0), FirstHalf()]
+    with Portfolio(problem, selectors, SCIP, config=LNSConfig(), seed=0, stop=stop,
+                   started=incumbent.started) as portfolio:
+        records, reason = portfolio.run(incumbent)
+    assert reason is StopReason.OPTIMAL and incumbent.objective == 23
+    assert portfolio.workers[0].stop_reason == "optimal"  # it freed everything: it saw a change
+    assert portfolio.workers[1].improvements >= 1
+    assert [w.selector for w in portfolio.workers] == ["follower", "first_half"]
+    # Each solution is checked once, in the main process: one check per new incumbent.
+    assert incumbent.checks == len(incumbent.trajectory)
+    assert len(records) == sum(w.iterations for w in portfolio.workers)
+    assert not multiprocessing.active_children()
+
+
+def test_kill_9_of_a_worker_loses_nothing_and_leaves_no_process():
+    problem = knapsack()
+    incumbent = started_incumbent(problem, np.zeros(4))
+    stop = MaxRuntime(4)  # FirstHalf frees nothing after its first iteration: no run ends early
+    with Portfolio(problem, [FirstHalf()] * 3, SCIP, config=LNSConfig(),
+                   seed=0, stop=stop, started=incumbent.started) as portfolio:
+        victim = portfolio.processes[2]
+        killer = threading.Timer(1.5, os.kill, (victim.pid, signal.SIGKILL))
+        killer.start()
+        records, reason = portfolio.run(incumbent)
+        killer.join()
+    assert reason is StopReason.TIME_LIMIT
+    assert [w.stop_reason for w in portfolio.workers] == ["time_limit", "time_limit", "crashed"]
+    assert incumbent.objective == 23 and problem.check(incumbent.x).feasible
+    assert all(not process.is_alive() for process in portfolio.processes)
+    assert not multiprocessing.active_children()
+
+
+def test_solve_with_two_workers_reports_them():
+    result = solve(miplib("p0201"), workers=2, iteration_limit=15, seed=3)
+    assert result.feasibility.feasible
+    assert [w.worker for w in result.workers] == [0, 1]
+    assert sum(w.iterations for w in result.workers) == len(result.iterations)
+    assert all(w.iterations <= 15 and w.time > 0 for w in result.workers)
+    assert not multiprocessing.active_children()
+
+
+def comparable(result):
+    fields = ("iteration", "selector", "neighborhood_size", "target_size", "status",
+              "objective_before", "objective_after", "improved")
+    records = [tuple(getattr(r, name) for name in fields) for r in result.iterations]
+    return [objective for _, objective in result.trajectory], records, result.objective
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_deterministic_runs_repeat(workers):
+    def run():
+        return solve(miplib("p0201"), workers=workers, deterministic=True, iteration_limit=20,
+                     iteration_node_limit=50, seed=5, time_limit=None)
+
+    first, second = run(), run()
+    assert comparable(first) == comparable(second)
+    assert len(first.iterations) == 20 * workers
+
+
+def test_sigterm_with_two_workers_writes_the_solution(tmp_path):
+    process = start(tmp_path, "instance=air05", "time_limit=60", "workers=2", "out=best.sol")
+    seen = wait_for(process, "(worker ")
+    output = stop(process, signal.SIGTERM, seen)
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "(interrupted)" in output and "2 workers" in output
+    assert_best_solution_written(tmp_path / "best.sol", output, "air05")
+
+
+SCRIPT = textwrap.dedent("""
+    import multiprocessing, sys
+    from lns import solve
+    from lns.core.result import Callback
+
+    class Pids(Callback):
+        def on_improvement(self, improvement):
+            if improvement.source.startswith("worker"):
+                print(*[p.pid for p in multiprocessing.active_children()], flush=True)
+
+    if __name__ == "__main__":
+        solve(sys.argv[1], workers=2, time_limit=60, callbacks=[Pids()])
+""")
+
+
+def test_no_worker_outlives_a_kill_9_of_the_main_process(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT)
+    process = subprocess.Popen([sys.executable, str(script), str(miplib("air05"))],
+                               stdout=subprocess.PIPE, text=True)
+    pids = [int(pid) for pid in process.stdout.readline().split()]
+    assert len(pids) >= 2
+    process.kill()
+    process.wait()
+    deadline = time.perf_counter() + 10
+    while time.perf_counter() < deadline and any(alive(pid) for pid in pids):
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in pids)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped by its new parent, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def frees_nothing(state, size, rng):
+    return Neighborhood(free=state.problem.integer_indices[:0])
+
+
+def test_the_complete_worker_proves_optimality():
+    result = solve(knapsack(), frees_nothing, workers=2, complete_worker=True, time_limit=60)
+    assert result.status == "optimal" and result.objective == 23
+    assert [w.selector for w in result.workers] == ["frees_nothing", "scip"]
+    assert [w.stop_reason for w in result.workers] == ["interrupted", "optimal"]
+
+
+@pytest.mark.parametrize("arguments", [dict(workers=1, complete_worker=True),
+                                       dict(workers=2, complete_worker=True, deterministic=True),
+                                       dict(workers=0), dict(workers=2.0)])
+def test_invalid_worker_arguments_are_refused(arguments):
+    with pytest.raises(ValueError, match="workers"):
+        solve(knapsack(), **arguments)

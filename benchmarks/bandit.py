@@ -89,8 +89,8 @@ def table(runs: list, integrals: dict, policies) -> str:
         for run in (r for p in policies for r in runs
                     if r["instance"] == instance and r["policy"] == p):
             top = max(run["arms"], key=run["arms"].get) if run["arms"] else "-"
-            cells.append(f"{integrals[instance, run['policy']]:7.2f} {run['objective']:>11.6g} "
-                         f"{top:>10}")
+            objective = "-" if run["objective"] is None else f"{run['objective']:.6g}"
+            cells.append(f"{integrals[instance, run['policy']]:7.2f} {objective:>11} {top:>10}")
         lines.append(f"{Path(instance).name[:27]:<28}" + "".join(f"{c:>30}" for c in cells))
     matrix = np.array([[integrals[i, p] for p in policies] for i in instances])
     wins = (matrix <= matrix.min(axis=1, keepdims=True) + 1e-9).sum(axis=0)
@@ -114,12 +114,11 @@ def main() -> None:
     instances = [_resolve(name) for name in args.instances]
     runs = run_all(instances, args.policies, args.time_limit, args.seed, args.jobs)
     integrals = score(runs, args.time_limit)
-    text = table(runs, integrals, args.policies)
-    print(text)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"arguments": vars(args) | {"out": str(args.out)},
-                                        "runs": runs, "table": text}, indent=1, default=str))
+                                        "runs": runs}, indent=1, default=str))
+    print(table(runs, integrals, args.policies))
 
 
 def _resolve(name: str) -> str:

@@ -1,16 +1,15 @@
-"""Adaptive LNS: a roulette wheel over several selectors, weighted by their recent success.
+"""Adaptive LNS: a bandit over arms, each a selector at a size regime.
 
-Ropke & Pisinger (2006) choose each iteration's destroy operator with probability
-proportional to a weight, and after the iteration move that weight towards a score
-for what the operator achieved: ``w_a <- decay * w_a + (1 - decay) * score``. Balans
-(Cai et al. 2024) uses the same idea over MIP neighborhoods with a bandit. Here the
-arms are selector objects; an arm's score is ``reward`` when its neighborhood
-improved the incumbent and ``penalty`` otherwise. No selector is right for every
-instance (LB-RELAX wins on set partitioning, random neighborhoods on others), and a
-run of a few dozen iterations is enough for the wheel to find the one that works.
-An arm is drawn with probability proportional to its weight divided by its (smoothed)
-iteration time, i.e. by its success per second, so that an arm whose sub-problems are
-slow to solve must improve more often to be chosen as often.
+Ropke & Pisinger (2006) choose each iteration's destroy operator adaptively from its past
+success; Balans (Cai et al. 2024) does the same over MIP neighborhoods with a bandit. Here an
+arm is a selector object with a size multiplier: the arm frees ``m * size`` variables of the
+size the loop asks for (rounded, and clipped to the integer variables), so the bandit learns
+the neighborhood's size as well as its kind. No selector is right for every instance
+(LB-RELAX wins on set partitioning, random neighborhoods on others). The policies
+(:mod:`heuristics.bandit`): the roulette wheel (the default), UCB1 and Thompson sampling.
+The roulette had the lowest mean and shifted geometric mean primal integral of the three
+on 6 instances at 30 s (``benchmarks/bandit.py``; ``benchmarks/results/bandit.md``): a
+small, noisy measurement, few instances and seeds.
 """
 from __future__ import annotations
 
@@ -18,101 +17,131 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from heuristics.bandit import REWARDS, Policy, make_policy, reward_of
+from heuristics.crossover import Crossover
+from heuristics.dins import DINS
 from heuristics.graph import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
 from heuristics.rins import RINS
 from lns.core.selection import Neighborhood, SearchState, Selector
 
+#: The size regimes of the default random arm (multipliers of the loop's size).
+RANDOM_SIZES = (0.5, 1.0, 2.0)
 
-def default_arms() -> list[Selector]:
-    """The arms of an :class:`AdaptiveSelector` built without any: the classical selectors
-    that need no sub-solver of their own, with their default settings."""
-    return [RandomSelector(), LBRelax(), RINS(), GraphInduced()]
+
+def default_arms() -> list[tuple[Selector, float]]:
+    """The arms of an :class:`AdaptiveSelector` built without any, as (selector, multiplier).
+
+    Random neighborhoods at half, once and twice the loop's size (the strongest single
+    selector measured on this project's benchmarks, so its size matters most), and LB-RELAX,
+    RINS, graph-induced, DINS and crossover neighborhoods at the loop's size: 8 arms.
+    """
+    random = RandomSelector()
+    return [(random, m) for m in RANDOM_SIZES] + [
+        (selector, 1.0) for selector in (LBRelax(), RINS(), GraphInduced(), DINS(), Crossover())]
 
 
 class AdaptiveSelector(Selector):
-    """Choose among the ``selectors`` (arms) each iteration, in proportion to adaptive weights.
+    """Choose an arm (a selector at a size regime) each iteration with a bandit policy.
 
     Parameters
     ----------
-    selectors : sequence of Selector, optional
-        The arms, as selector objects (:func:`lns.registry.make_selector` builds them from
-        names: ``make_selector("adaptive", selectors=["random", "rins"])``). Default: a
-        :class:`RandomSelector`, :class:`LBRelax`, :class:`RINS` and :class:`GraphInduced`
-        with their default settings.
-    decay : float
-        Weight kept from the past at each update, in [0, 1).
-    reward, penalty : float
-        Scores of an improving and a non-improving iteration (``reward > penalty >= 0``).
-    min_weight : float
-        Floor of every weight, so that no arm is ever abandoned.
+    selectors : sequence of Selector or (Selector, float), optional
+        The selectors, as objects (:func:`lns.registry.make_selector` builds them from names:
+        ``make_selector("adaptive", selectors=["random", "rins"])``). A plain selector makes one
+        arm per multiplier in ``sizes``; a ``(selector, multiplier)`` pair makes one arm.
+        Default: :func:`default_arms`.
+    policy : str or heuristics.bandit.Policy
+        ``"roulette"`` (the adaptive LNS wheel), ``"ucb"`` (UCB1) or ``"thompson"``
+        (Beta-Bernoulli Thompson sampling), or a policy object.
+    policy_options : dict, optional
+        Constructor arguments of the policy named (``decay``, ``min_weight`` for the roulette,
+        ``exploration`` for UCB1).
+    sizes : sequence of float
+        Size multipliers of each plain selector in ``selectors`` (each > 0); the default arms
+        carry their own.
+    reward : str
+        ``"improved"`` (1 or 0) or ``"gain"`` (relative improvement), see
+        :func:`heuristics.bandit.reward_of`.
     per_second : bool
-        Divide each weight by the arm's smoothed iteration time (success per second). Those
-        times are measured, so they differ from run to run: ``False`` draws by the weights
-        alone, and a run with an iteration limit and node limits then repeats exactly.
+        Weigh each arm by its speed (success per second). Those times are measured, so they
+        differ from run to run: ``False`` makes a run with an iteration limit and node limits
+        repeat exactly.
 
     Notes
     -----
-    The loop reports each iteration's outcome through :meth:`update`; ``info["arm"]`` names
-    the arm of each iteration (:attr:`arm_names`: the arms' ``name``, numbered where two arms
-    share one), ``weights`` and ``seconds`` hold the current weights and smoothed iteration times.
+    ``info["arm"]`` names each iteration's arm (:attr:`arm_names`: the selector's ``name``,
+    ``@m`` for a multiplier other than 1, numbered where two arms would share a name).
+    :attr:`statistics` (:class:`heuristics.bandit.ArmStatistics`) holds what the bandit has
+    learnt; it can be merged with another run's.
     """
 
     name = "adaptive"
 
-    def __init__(self, selectors: Sequence[Selector] | None = None, decay: float = 0.8,
-                 reward: float = 1.0, penalty: float = 0.0, min_weight: float = 0.05,
+    def __init__(self, selectors: Sequence[Selector | tuple] | None = None,
+                 policy: str | Policy = "roulette", policy_options: dict | None = None,
+                 sizes: Sequence[float] = (1.0,), reward: str = "improved",
                  per_second: bool = True):
-        arms = default_arms() if selectors is None else list(selectors)
-        if not arms or len({id(arm) for arm in arms}) != len(arms):
-            raise ValueError(f"adaptive: selectors must be distinct selector objects, got {arms}")
-        for arm in arms:
-            if not isinstance(arm, Selector) or isinstance(arm, AdaptiveSelector):
-                raise ValueError(f"adaptive: an arm must be a selector other than 'adaptive', "
-                                 f"got {arm!r}")
-        if not 0 <= decay < 1:
-            raise ValueError(f"adaptive: decay must be in [0, 1), got {decay}")
-        if not reward > penalty >= 0:
-            raise ValueError(f"adaptive: need reward > penalty >= 0, got reward={reward}, "
-                             f"penalty={penalty}")
-        if not 0 < min_weight <= reward:
-            raise ValueError(f"adaptive: min_weight must be in (0, reward], got {min_weight}")
-        self.arms = arms
-        names = [arm.name for arm in arms]
+        sizes = list(sizes)
+        if not sizes or not all(isinstance(m, (int, float)) and m > 0 for m in sizes):
+            raise ValueError(f"adaptive: sizes must be positive multipliers, got {sizes}")
+        pairs = default_arms() if selectors is None else _pairs(selectors, sizes)
+        if reward not in REWARDS:
+            raise ValueError(f"adaptive: reward must be one of {list(REWARDS)}, got {reward!r}")
+        self.arms = [selector for selector, _ in pairs]
+        self.multipliers = np.array([m for _, m in pairs], dtype=float)
+        names = [arm.name if m == 1 else f"{arm.name}@{m:g}" for arm, m in pairs]
         self.arm_names = [name if names.count(name) == 1 else f"{name}[{i}]"
                           for i, name in enumerate(names)]
-        self.decay, self.reward, self.penalty, self.min_weight = decay, reward, penalty, min_weight
-        self.per_second = per_second
-        self.setup_weights()
+        try:
+            self.policy = make_policy(policy, policy_options)
+        except ValueError as error:
+            raise ValueError(f"adaptive: {error}") from None
+        self.reward, self.per_second = reward, per_second
+        self.reset_statistics()
 
-    def setup_weights(self) -> None:
-        """Start every arm at the same weight and an unknown iteration time."""
-        self.weights = np.full(len(self.arms), self.reward)
-        self.seconds = np.full(len(self.arms), np.nan)
+    def reset_statistics(self) -> None:
+        """Forget what the bandit has learnt."""
+        self.statistics = self.policy.statistics(len(self.arms))
         self._last_arm: int | None = None
 
     def setup(self, problem) -> None:
-        for arm in self.arms:
-            arm.setup(problem)
-        self.setup_weights()
+        for selector in {id(arm): arm for arm in self.arms}.values():
+            selector.setup(problem)
+        self.reset_statistics()
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
-        seconds = np.where(np.isnan(self.seconds), np.nanmean(self.seconds) if np.isfinite(self.seconds).any()
-                           else 1.0, self.seconds)
-        rate = self.weights / np.maximum(seconds, 1e-3) if self.per_second else self.weights
-        arm = int(rng.choice(len(self.arms), p=rate / rate.sum()))
-        neighborhood = self.arms[arm](state, size, rng)
+        arm = self.policy.choose(self.statistics, rng, self.per_second)
+        n_integer = max(1, len(state.problem.integer_indices))
+        scaled = int(np.clip(round(size * self.multipliers[arm]), 1, n_integer))
+        neighborhood = self.arms[arm](state, scaled, rng)
         self._last_arm = arm
         neighborhood.info["arm"] = self.arm_names[arm]
         return neighborhood
 
     def update(self, record) -> None:
-        a = self._last_arm
-        if a is None:
+        arm = self._last_arm
+        if arm is None:
             return
-        self.arms[a].update(record)
-        score = self.reward if record.improved else self.penalty
-        self.weights[a] = max(self.min_weight, self.decay * self.weights[a] + (1 - self.decay) * score)
-        spent = record.select_time + record.solve_time
-        self.seconds[a] = spent if np.isnan(self.seconds[a]) else self.decay * self.seconds[a] + (1 - self.decay) * spent
+        self.arms[arm].update(record)
+        self.statistics.update(arm, reward_of(record, self.reward),
+                               record.select_time + record.solve_time)
+
+
+def _pairs(selectors, sizes) -> list[tuple[Selector, float]]:
+    """(selector, multiplier) per arm; a clear error for anything else."""
+    pairs = []
+    for item in selectors:
+        selector, multipliers = (item[0], [item[1]]) if isinstance(item, tuple) else (item, sizes)
+        if not isinstance(selector, Selector) or isinstance(selector, AdaptiveSelector):
+            raise ValueError(f"adaptive: an arm must be a selector other than 'adaptive', "
+                             f"got {selector!r}")
+        pairs += [(selector, float(m)) for m in multipliers]
+    keys = [(id(selector), m) for selector, m in pairs]
+    if not pairs or len(set(keys)) != len(keys):
+        raise ValueError(f"adaptive: selectors must be distinct selector objects, got {selectors}")
+    for _, m in pairs:
+        if not m > 0:
+            raise ValueError(f"adaptive: a size multiplier must be > 0, got {m}")
+    return pairs

@@ -92,7 +92,7 @@ def adaptive_selector(selectors: Sequence[str | Selector] | None = None,
     options : dict, optional
         Constructor arguments per arm name, e.g. ``{"lb_relax": {"variant": "topk"}}``.
     **settings
-        The other arguments of :class:`~heuristics.adaptive.AdaptiveSelector` (``decay``, ...).
+        The other arguments of :class:`~heuristics.adaptive.AdaptiveSelector` (``policy``, ...).
     """
     adaptive = selector_class("adaptive")
     options = dict(options or {})

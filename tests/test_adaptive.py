@@ -6,10 +6,11 @@ import pytest
 
 from helpers import miplib
 from heuristics.adaptive import AdaptiveSelector
+from heuristics.bandit import UCB1, ArmStatistics, Roulette, Thompson, reward_of
 from heuristics.graph import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
-from lns.core.selection import SearchState
+from lns.core.selection import FunctionSelector, SearchState
 from lns.api import solve
 from lns.core.problem import read_problem
 from lns.core.result import IterationRecord
@@ -17,43 +18,83 @@ from lns.registry import make_selector
 
 
 def record(improved, seconds=0.1):
-    return IterationRecord(0, "adaptive", 5, 5, "optimal", 0.0, seconds, 1.0, 0.0 if improved else 1.0, improved, 0.0)
+    return IterationRecord(0, "adaptive", 5, 5, "optimal", 0.0, seconds, 1.0,
+                           0.0 if improved else 1.0, improved, 0.0)
 
 
-def test_weights_move_towards_the_arm_that_improves():
-    selector = AdaptiveSelector([RandomSelector(), GraphInduced()], decay=0.5)
+def state_of(problem):
+    return SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 60)
+
+
+@pytest.mark.parametrize("policy", ["roulette", "ucb", "thompson"])
+def test_each_policy_moves_to_the_arm_that_improves(policy):
+    selector = AdaptiveSelector([RandomSelector(), GraphInduced()], policy=policy, per_second=False)
     problem = read_problem(miplib("p0201"))
     selector.setup(problem)
-    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 60)
-    rng = np.random.default_rng(0)
-    for _ in range(40):
+    state, rng = state_of(problem), np.random.default_rng(0)
+    for _ in range(60):
         neighborhood = selector(state, 10, rng)
         selector.update(record(improved=neighborhood.info["arm"] == "graph"))
-    assert selector.weights[1] == pytest.approx(1.0)
-    assert selector.weights[0] == pytest.approx(selector.min_weight)
     arms = [selector(state, 10, rng).info["arm"] for _ in range(50)]
     assert arms.count("graph") > 40
 
 
-def test_slow_arms_are_chosen_less_for_the_same_success():
-    selector = make_selector("adaptive", selectors=["random", "graph"])
-    problem = read_problem(miplib("p0201"))
-    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 60)
+@pytest.mark.parametrize("policy", [Roulette(), UCB1(), Thompson()])
+def test_slow_arms_are_chosen_less_for_the_same_success(policy):
+    stats = policy.statistics(2)
+    for arm, seconds in ((0, 10.0), (1, 0.1)):
+        for improved in (1.0, 0.0) * 5:
+            stats.update(arm, improved, seconds)
     rng = np.random.default_rng(1)
-    selector.setup(problem)
-    selector.seconds = np.array([10.0, 0.1])
-    arms = [selector(state, 10, rng).info["arm"] for _ in range(100)]
-    assert arms.count("graph") > 90
+    choices = [policy.choose(stats, rng, per_second=True) for _ in range(100)]
+    assert choices.count(1) > 90
+    assert stats.speed()[1] / stats.speed()[0] == pytest.approx(100)
+
+
+def test_statistics_merge_adds_the_plays_of_another_worker():
+    mine, theirs = ArmStatistics(2), ArmStatistics(2)
+    mine.update(0, 1.0, 2.0)
+    theirs.update(1, 0.0, 1.0)
+    theirs.update(1, 1.0, 3.0)
+    mine.merge(theirs)
+    assert list(mine.pulls) == [1, 2] and list(mine.rewards) == [1, 1]
+    assert list(mine.seconds) == [2, 4] and mine.recent.tolist() == pytest.approx([1.0, 0.84])
+    assert mine.copy().pulls.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="3 arms into 2"):
+        mine.merge(ArmStatistics(3))
+
+
+def test_rewards_without_measured_time():
+    improved = IterationRecord(0, "adaptive", 5, 5, "optimal", 0.0, 9.0, 200.0, 150.0, True, 0.0)
+    assert reward_of(improved, "improved") == 1.0 and reward_of(improved, "gain") == 0.25
+    assert reward_of(record(improved=False), "gain") == 0.0
+
+
+def test_size_regimes_scale_the_size_given_to_the_arm():
+    sizes = []
+    spy = FunctionSelector(lambda state, size, rng: sizes.append(size) or [0])
+    selector = AdaptiveSelector([spy], sizes=[0.5, 2, 1000], policy="ucb")
+    problem = read_problem(miplib("p0201"))
+    state, rng = state_of(problem), np.random.default_rng(0)
+    played = set()
+    for _ in range(3):
+        played.add(selector(state, 20, rng).info["arm"])
+        selector.update(record(improved=False))
+    assert sorted(sizes) == [10, 40, len(problem.integer_indices)]
+    assert played == {"<lambda>@0.5", "<lambda>@2", "<lambda>@1000"}
 
 
 def test_arms_by_name_or_object_and_the_default_arms():
     mixed = make_selector("adaptive", selectors=["random", LBRelax(variant="topk")],
-                            options={"random": {}}, decay=0.5)
+                          options={"random": {}}, policy="roulette", policy_options={"decay": 0.5})
     assert mixed.arm_names == ["random", "lb_relax"] and mixed.arms[1].variant == "topk"
-    assert mixed.decay == 0.5
-    assert AdaptiveSelector().arm_names == ["random", "lb_relax", "rins", "graph"]
+    assert mixed.policy.decay == 0.5 and mixed.statistics.decay == 0.5
+    assert AdaptiveSelector().arm_names == ["random@0.5", "random", "random@2", "lb_relax", "rins",
+                                            "graph", "dins", "crossover"]
     twins = AdaptiveSelector([LBRelax(variant="topk"), LBRelax(variant="sample")])
     assert twins.arm_names == ["lb_relax[0]", "lb_relax[1]"]
+    paired = AdaptiveSelector([(arm, 0.5), (arm, 3.0)])
+    assert paired.arm_names == ["random@0.5", "random@3"] and paired.arms[0] is paired.arms[1]
 
 
 adaptive_by_name = functools.partial(make_selector, "adaptive")
@@ -65,8 +106,13 @@ arm = RandomSelector()
     (AdaptiveSelector, {"selectors": [arm, arm]}, "distinct selector objects"),
     (AdaptiveSelector, {"selectors": [AdaptiveSelector()]}, "other than 'adaptive'"),
     (AdaptiveSelector, {"selectors": ["random"]}, "an arm must be a selector"),
-    (AdaptiveSelector, {"decay": 1.0}, "decay must be in"),
-    (AdaptiveSelector, {"reward": 0.0}, "reward > penalty"),
+    (AdaptiveSelector, {"policy": "roulette", "policy_options": {"decay": 1.0}},
+     "decay must be in"),
+    (AdaptiveSelector, {"policy": "ucb", "policy_options": {"c": 1}}, "policy 'ucb': .*'c'"),
+    (AdaptiveSelector, {"policy": "greedy"}, r"unknown policy 'greedy', choose among"),
+    (AdaptiveSelector, {"reward": "speed"}, "reward must be one of"),
+    (AdaptiveSelector, {"sizes": [1, 0]}, "sizes must be positive"),
+    (AdaptiveSelector, {"selectors": [(arm, -1.0)]}, "multiplier must be > 0"),
     (adaptive_by_name, {"selectors": ["adaptive"]}, "cannot be one of its own arms"),
     (adaptive_by_name, {"options": {"rins": {}}, "selectors": ["random"]},
      r"options given for \['rins'\]"),
@@ -77,9 +123,12 @@ def test_bad_settings_are_named(build, kwargs, message):
         build(**kwargs)
 
 
-def test_solve_with_adaptive_repeats_under_the_seed():
+@pytest.mark.parametrize("policy", ["roulette", "ucb", "thompson"])
+def test_solve_with_adaptive_repeats_under_the_seed(policy):
+    options = {"selectors": ["random", "graph", "rins"], "sizes": [0.5, 1], "per_second": False,
+               "policy": policy, "reward": "gain"}
     runs = [solve(miplib("p0201"), "adaptive", iteration_limit=12, seed=4, iteration_node_limit=200,
-                  selector_options={"selectors": ["random", "graph", "rins"], "per_second": False})
-            for _ in range(2)]
-    assert [r.objective_after for r in runs[0].iterations] == [r.objective_after for r in runs[1].iterations]
+                  selector_options=options) for _ in range(2)]
+    trace = [[(r.objective_after, r.neighborhood_size) for r in run.iterations] for run in runs]
+    assert trace[0] == trace[1]
     assert runs[0].feasibility.feasible

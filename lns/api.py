@@ -24,6 +24,7 @@ from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.selection import FunctionSelector, Selector
 from lns.core.solu import known_objective
 from lns.core.solution_file import check_writable
+from lns.core.start import StallRule, StartStrategy, StartTask, make_start
 from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
 from lns.core.validation import check_run_arguments
@@ -231,16 +232,17 @@ def _plain_scip(run: _Run) -> None:
 def _initial_solution(run: _Run) -> StopReason | None:
     """Find the first incumbent; returns a stop reason if the run is already over, else ``None``.
 
-    The sub-solver searches for ``initial_time_limit`` seconds first; with no solution by then, it
-    goes on for the rest of the budget (a restart would only repeat its work).
+    The start strategy (``LNSConfig.start``, see :mod:`lns.core.start`) searches for
+    ``initial_time_limit`` seconds first; with no solution by then, it goes on for the rest of
+    the budget (a restart would only repeat its work).
     """
+    start = _start_strategy(run)
     limit = run.config.initial_time_limit
     for time_limit in ((None,) if limit is None else (limit, None)):
         time_left = run.time_left() if time_limit is None else min(run.time_left(), time_limit)
-        outcome = run.sub_solver.solve(time_limit=time_left, seed=run.seed(),
-                                       solution_limit=run.config.initial_solution_limit,
-                                       on_found=run.incumbent.offer_found)
-        status = as_status(outcome.status)
+        task = StartTask(run.problem, run.sub_solver, time_left, run.seed(),
+                         run.incumbent.offer_found, run.config.scip_params)
+        status = as_status(start(task).status)
         _raise_if_proven_empty(run.problem, status)
         if status is SolveStatus.OPTIMAL:
             return StopReason.OPTIMAL
@@ -251,6 +253,18 @@ def _initial_solution(run: _Run) -> StopReason | None:
         if run.incumbent.x is not None:
             return None
     return StopReason.TIME_LIMIT
+
+
+def _start_strategy(run: _Run) -> StartStrategy:
+    """The configured start; a named one is ``"first"`` when runs must repeat (a node limit per
+    sub-solve), since the stall rule reads the clock."""
+    config = run.config
+    if not isinstance(config.start, str):
+        return config.start
+    name = "first" if config.iteration_node_limit != -1 else config.start
+    stall = StallRule(config.start_stall_floor, config.start_stall_factor, config.start_max_share)
+    return make_start(name, run.problem, stall=stall,
+                      solution_limit=config.initial_solution_limit)
 
 
 def _user_start(run: _Run, sub_solver: SubSolver | None) -> None:

@@ -5,10 +5,16 @@ For each instance, one random-LNS run per start strategy (``LNSConfig.start``), 
 time in separate processes, so that the machine's load hits each alike. The reference of the
 gaps is the best of the known optimum (``.solu``) and the runs' own best.
 
-Usage (from the repository root; generate the instances first, see ``--help``)::
+Usage (from the repository root; generate the instances first, see ``--help``); the three runs
+behind the default ``start`` (about 4 minutes each), then their summary::
 
-    PYTHONPATH=$PWD python benchmarks/fast_start.py --time-limit 30 \\
-        --out benchmarks/results/fast_start.json
+    S="--time-limit 30 --starts first improving feasibility"
+    PYTHONPATH=$PWD python benchmarks/fast_start.py $S --seed 0 --out seed0.json
+    PYTHONPATH=$PWD python benchmarks/fast_start.py $S --seed 1 --out seed1.json
+    PYTHONPATH=$PWD python benchmarks/fast_start.py $S --seed 0 --stall 0.5 1 0.1 --out tight.json
+    PYTHONPATH=$PWD python benchmarks/fast_start.py --summarize seed0.json seed1.json tight.json
+
+Results: ``benchmarks/results/fast_start_*.json`` (figures in :mod:`lns.core.start`).
 """
 from __future__ import annotations
 
@@ -18,6 +24,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
+from lns.core.config import LNSConfig
 from lns.core.metrics import best_found, primal_gap, primal_integral
 from lns.core.problem import read_problem
 from lns.core.solu import known_objective
@@ -31,20 +40,23 @@ GENERATE = ("PYTHONPATH=$PWD lns-generate problem={p} size=small n=1 seed=7 out_
             "(p in mis, mvc, sc, ca)")
 
 
-def run_one(instance: str, start: str, time_limit: float, seed: int) -> None:
+def run_one(instance: str, start: str, time_limit: float, seed: int, stall: list) -> None:
     """One LNS run; prints its trajectory and objective as JSON."""
     from lns.api import solve
 
-    result = solve(instance, "random", time_limit=time_limit, seed=seed, start=start)
+    floor, factor, share = stall
+    result = solve(instance, "random", time_limit=time_limit, seed=seed, start=start,
+                   start_stall_floor=floor, start_stall_factor=factor, start_max_share=share)
     print(json.dumps({"trajectory": [list(p) for p in result.trajectory],
                       "objective": result.objective, "iterations": len(result.iterations),
                       "stop_reason": str(result.stop_reason)}))
 
 
-def side_by_side(instance: str, starts: list, time_limit: float, seed: int) -> dict:
+def side_by_side(instance: str, starts: list, time_limit: float, seed: int, stall: list) -> dict:
     """Every start on ``instance`` at once, one process each: ``{start: run}``."""
     processes = {start: subprocess.Popen(
-        [sys.executable, __file__, "--child", instance, start, str(time_limit), str(seed)],
+        [sys.executable, __file__, "--child", instance, start, str(time_limit), str(seed),
+         "--stall", *map(str, stall)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for start in starts}
     runs = {}
     for start, process in processes.items():
@@ -85,23 +97,46 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--starts", nargs="+", default=list(STARTS), choices=STARTS)
+    config = LNSConfig()
+    parser.add_argument("--stall", nargs=3, type=float, metavar=("FLOOR", "FACTOR", "SHARE"),
+                        default=[config.start_stall_floor, config.start_stall_factor,
+                                 config.start_max_share], help="the stall rule (StallRule)")
     parser.add_argument("--instances", nargs="+", default=list(INSTANCES))
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--summarize", nargs="+", type=Path, metavar="JSON",
+                        help="print the summary of earlier --out files (e.g. of several seeds)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         instance, start, time_limit, seed = args.child
-        return run_one(instance, start, float(time_limit), int(seed))
+        return run_one(instance, start, float(time_limit), int(seed), args.stall)
+    if args.summarize:
+        return print_summary([json.loads(path.read_text())["results"] for path in args.summarize])
     results = {}
     for instance in args.instances:
-        runs = side_by_side(instance, args.starts, args.time_limit, args.seed)
+        runs = side_by_side(instance, args.starts, args.time_limit, args.seed, args.stall)
         reference = reference_of(instance, runs)
         results[instance] = {"reference": reference,
                              "starts": measures(runs, reference, args.time_limit)}
         print_table(Path(instance).name, results[instance]["starts"])
+    print_summary([results])
     if args.out is not None:
         args.out.write_text(json.dumps({"time_limit": args.time_limit, "seed": args.seed,
+                                        "stall": args.stall,
                                         "results": results}, indent=1))
+
+
+def print_summary(runs: list) -> None:
+    """Per start over every (instance, seed): shifted geometric mean (shift 1) of the primal
+    integrals, and wins (the smallest integral, ties shared)."""
+    tables = [result["starts"] for results in runs for result in results.values()]
+    integrals = {start: np.array([table[start]["integral"] for table in tables])
+                 for start in tables[0]}
+    best = np.min(np.stack(list(integrals.values())), axis=0)
+    print(f"summary over {len(tables)} runs")
+    for start, values in integrals.items():
+        sgm = np.exp(np.mean(np.log(values + 1.0))) - 1.0
+        print(f"  {start:12s} sgm integral {sgm:6.2f}  wins {int(np.sum(values <= best + 1e-9))}")
 
 
 def print_table(name: str, table: dict) -> None:
@@ -110,8 +145,8 @@ def print_table(name: str, table: dict) -> None:
 
     print(f"{name}")
     for start, row in table.items():
-        print(f"  {start:12s} first {fmt(row['first']):>6s}s  within 1% {fmt(row['within_1pct']):>6s}s"
-              f"  integral {row['integral']:6.2f}  final gap {100 * row['final_gap']:6.2f}%"
+        print(f"  {start:12s} first {fmt(row['first']):>6s}s"
+              f"  within 1% {fmt(row['within_1pct']):>6s}s  integral {row['integral']:6.2f}  final gap {100 * row['final_gap']:6.2f}%"
               f"  iterations {row['iterations']} ({row['stop_reason']})", flush=True)
 
 

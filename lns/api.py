@@ -199,18 +199,24 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
         if run.reason is StopReason.OPTIMAL and method == "lns":
             run.reason = StopReason.NO_INTEGER_VARIABLES
     else:
-        _lns(run, selector, _sub_solver(sub_solver, run))
+        _lns(run, selector, sub_solver)
 
 
-def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
+def _lns(run: _Run, selector: Selector, spec: str | SubSolver) -> None:
+    sub_solver = _sub_solver(spec, run)
     run.selector, run.sub_solver, run.sub_solver_name = selector.name, sub_solver, sub_solver.name
     _user_start(run, sub_solver)
     if run.incumbent.x is None:
         reason = _initial_solution(run)
+        if reason is StopReason.SUB_SOLVER_ABANDONED and run.incumbent.x is not None \
+                and isinstance(spec, str):
+            log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, spec)
+            run.sub_solver = _sub_solver(spec, run, fresh=True)
+            reason = None
         if reason is not None:
             run.reason = reason
             return
-    run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent,
+    run.records, run.reason = run_lns(run.problem, selector, run.sub_solver, run.incumbent,
                                       config=run.config, rng=run.rng, stop=run.stop,
                                       callbacks=run.callbacks)
 
@@ -295,15 +301,19 @@ def _check_names(method: str, sub_solver) -> None:
         raise UnknownNameError("sub_solver", sub_solver, SUB_SOLVERS)
 
 
-def _sub_solver(spec: str | SubSolver, run: _Run) -> SubSolver:
-    """The sub-solver named ``spec`` for ``run.problem``, or ``spec`` itself if it is an object."""
+def _sub_solver(spec: str | SubSolver, run: _Run, fresh: bool = False) -> SubSolver:
+    """The sub-solver named ``spec`` for ``run.problem``, or ``spec`` itself if it is an object.
+
+    SCIP uses the model read from the file, or with ``fresh`` (after that model's solve was
+    abandoned) a new one.
+    """
     if not isinstance(spec, str):
         return spec
     if spec == "cpsat":
         from lns.core.cpsat_subsolver import CpSatSubSolver  # lands with the CP-SAT sub-solver
 
         return CpSatSubSolver(run.problem)
-    return ScipSubSolver(run.problem, run.config.scip_params, model=run.model)
+    return ScipSubSolver(run.problem, run.config.scip_params, model=None if fresh else run.model)
 
 
 def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:

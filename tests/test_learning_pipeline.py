@@ -123,7 +123,7 @@ def test_cl_lns_solves_with_the_trained_checkpoint(pipeline):
     root, *_ = pipeline
     problem = tiny_mis(99)
     result = solve(problem, CLLNS(root / "model.pt"), time_limit=20, iteration_limit=4, seed=0,
-                   initial_solution_limit=1, iteration_time_limit=2.0)
+                   start="first", initial_solution_limit=1, iteration_time_limit=2.0)
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 4 and all(r.selector == "cl_lns" for r in result.iterations)
 
@@ -173,7 +173,8 @@ def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
 
     (tmp_path / "bad.pt").write_bytes(b"\0")
     with pytest.raises(CheckpointError, match="bad.pt"):
-        solve(tiny_mis(0), CLLNS(tmp_path / "bad.pt"), time_limit=10, iteration_limit=1, seed=0)
+        solve(tiny_mis(0), CLLNS(tmp_path / "bad.pt"), time_limit=10, iteration_limit=1, seed=0,
+              start="first")
 
 
 @pytest.mark.slow

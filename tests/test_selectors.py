@@ -91,7 +91,7 @@ def test_contract(name, start):
 @pytest.mark.parametrize("name", CLASSICAL)
 def test_short_lns_run_returns_a_feasible_solution(name):
     result = solve(miplib("p0201"), name, time_limit=30, iteration_limit=3, seed=0, iteration_time_limit=2.0,
-                   selector_options=FAST.get(name))
+                   selector_options=FAST.get(name), start="first")
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 3 and result.stop_reason == "iteration_limit"
     assert all(record.selector == name for record in result.iterations)

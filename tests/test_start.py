@@ -14,6 +14,7 @@ from lns import solve
 from lns.core.config import LNSConfig
 from lns.core.errors import UnknownNameError
 from lns.core.result import Callback
+from lns.core.scip_subsolver import ScipSubSolver
 import lns.api
 from lns.core.start import StallRule, StartTask, make_start, solve_until_stall
 from lns.core.stop import StopReason
@@ -105,7 +106,7 @@ def test_lns_starts_from_the_best_start_solution():
     assert result.objective == 23.0
 
 
-def test_solve_uses_the_improving_start_by_default(monkeypatch):
+def test_solve_uses_the_feasibility_start_by_default(monkeypatch):
     made = []
 
     def spy(name, problem, **options):
@@ -114,7 +115,7 @@ def test_solve_uses_the_improving_start_by_default(monkeypatch):
 
     monkeypatch.setattr(lns.api, "make_start", spy)
     result = solve(knapsack(), iteration_limit=1, time_limit=30)
-    assert LNSConfig().start == "improving" and [m.name for m in made] == ["improving"]
+    assert LNSConfig().start == "feasibility" and [m.name for m in made] == ["feasibility"]
     assert result.x is not None
 
 
@@ -159,3 +160,25 @@ def test_interrupt_during_the_start_keeps_its_solution(start):
     assert result.stop_reason == StopReason.INTERRUPTED
     assert result.x is not None and result.objective == result.trajectory[-1][1]
     assert len(result.iterations) == 0
+
+
+def test_feasibility_start_restores_the_run_models_parameters():
+    solver = ScipSubSolver(knapsack())
+    before = solver.model.getParams()
+    task = StartTask(knapsack(), solver, time_limit=10.0, seed=0, on_found=lambda found: None)
+    outcome = make_start("feasibility", knapsack(), stall=StallRule())(task)
+    assert outcome.best is not None and outcome.best.objective == 23.0
+    assert solver.model.getParams() == before
+
+
+def abandoning_start(task):
+    """Offers the knapsack's solution of value 7, then reports its solver abandoned."""
+    x = SCHEDULE[0][1]
+    task.on_found(FoundSolution(time.perf_counter(), float(x @ VALUES), x))
+    return SolveOutcome(SolveStatus.ABANDONED, [])
+
+
+def test_lns_goes_on_with_a_new_sub_solver_after_an_abandoned_start():
+    result = solve(knapsack(), iteration_limit=3, time_limit=30, start=abandoning_start)
+    assert result.stop_reason != StopReason.SUB_SOLVER_ABANDONED
+    assert len(result.iterations) == 3 and result.objective == 23.0

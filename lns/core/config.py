@@ -25,14 +25,16 @@ class LNSConfig:
     iteration_node_limit : int
         Branch-and-bound nodes per sub-solve (-1: none); with an iteration limit and no
         sub-solve hitting its time limit, a run repeats exactly.
-    start : {"improving", "first", "feasibility", "cpsat"} or StartStrategy
-        How the first incumbent is found (:mod:`lns.core.start`): SCIP on the whole problem
-        until its solutions stop coming quickly (``"improving"``, the stall rule of
-        ``start_stall_floor``, ``start_stall_factor``, ``start_max_share``); the run's
-        sub-solver until its first ``initial_solution_limit`` solutions (``"first"``); SCIP with
-        feasibility emphasis (``"feasibility"``); CP-SAT, for pure-integer problems
-        (``"cpsat"``); or a strategy object. The stall rule reads the clock: with
-        ``iteration_node_limit`` set (runs that repeat), a named start becomes ``"first"``.
+    start : {"feasibility", "improving", "first", "cpsat"} or StartStrategy
+        How the first incumbent is found (:mod:`lns.core.start`): SCIP with feasibility
+        emphasis until its solutions stop coming quickly (``"feasibility"``, the stall rule of
+        ``start_stall_floor``, ``start_stall_factor``, ``start_max_share``); the same with
+        SCIP's own settings (``"improving"``); the run's sub-solver until its first
+        ``initial_solution_limit`` solutions (``"first"``); CP-SAT, for pure-integer problems
+        (``"cpsat"``); or a strategy object. ``"feasibility"`` had the smallest geometric mean
+        primal integral in ``benchmarks/fast_start.py`` (figures in :mod:`lns.core.start`). The stall rule
+        reads the clock: with ``iteration_node_limit`` set (runs that repeat), a named start
+        becomes ``"first"``.
     start_stall_floor, start_stall_factor, start_max_share : float
         The stall rule (:class:`lns.core.start.StallRule`): the start ends once no new solution
         came for ``max(floor, factor * t1)`` seconds (``t1``: seconds to its first solution),
@@ -64,7 +66,7 @@ class LNSConfig:
     min_size: int = 2
     iteration_time_limit: float = 5.0
     iteration_node_limit: int = -1
-    start: str | StartStrategy = "improving"
+    start: str | StartStrategy = "feasibility"
     start_stall_floor: float = 1.0
     start_stall_factor: float = 2.0
     start_max_share: float = 0.2

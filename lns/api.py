@@ -28,6 +28,7 @@ from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.selection import FunctionSelector, Selector
 from lns.core.solu import known_objective
 from lns.core.solution_file import check_writable
+from lns.core.start import StallRule, StartStrategy, StartTask, make_start
 from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
 from lns.core.validation import check_run_arguments
@@ -236,12 +237,12 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
     elif run.workers > 1:
         _parallel_lns(run, selector, sub_solver)
     else:
-        _lns(run, selector, _sub_solver(sub_solver, run))
+        _lns(run, selector, sub_solver)
 
 
-def _lns(run: _Run, selector: Selector, sub_solver: SubSolver) -> None:
-    if _start(run, selector, sub_solver):
-        run.records, run.reason = run_lns(run.problem, selector, sub_solver, run.incumbent,
+def _lns(run: _Run, selector: Selector, spec: str | SubSolver) -> None:
+    if _start(run, selector, _sub_solver(spec, run), spec):
+        run.records, run.reason = run_lns(run.problem, selector, run.sub_solver, run.incumbent,
                                           config=run.config, rng=run.rng, stop=run.stop,
                                           callbacks=run.callbacks)
 
@@ -255,7 +256,7 @@ def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
                           complete_worker=run.complete_worker)
     try:
         with portfolio:
-            if _start(run, selector, _sub_solver(sub_solver, run)):
+            if _start(run, selector, _sub_solver(sub_solver, run), sub_solver):
                 run.records, run.reason = portfolio.run(run.incumbent)
     finally:
         run.worker_stats = portfolio.workers
@@ -263,13 +264,18 @@ def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
              run.workers, portfolio.exchange_time)
 
 
-def _start(run: _Run, selector: Selector, sub_solver: SubSolver) -> bool:
+def _start(run: _Run, selector: Selector, sub_solver: SubSolver, spec: str | SubSolver) -> bool:
     """The user's start or a first solution; whether the LNS goes on (else ``run.reason`` says
-    why not)."""
+    why not). A named sub-solver whose start solve was abandoned is replaced by a new one."""
     run.selector, run.sub_solver, run.sub_solver_name = selector.name, sub_solver, sub_solver.name
     _user_start(run, sub_solver)
     if run.incumbent.x is None:
         reason = _initial_solution(run)
+        if reason is StopReason.SUB_SOLVER_ABANDONED and run.incumbent.x is not None \
+                and isinstance(spec, str):
+            log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, spec)
+            run.sub_solver = _sub_solver(spec, run, fresh=True)
+            reason = None
         if reason is not None:
             run.reason = reason
             return False
@@ -293,16 +299,17 @@ def _plain_scip(run: _Run) -> None:
 def _initial_solution(run: _Run) -> StopReason | None:
     """Find the first incumbent; returns a stop reason if the run is already over, else ``None``.
 
-    The sub-solver searches for ``initial_time_limit`` seconds first; with no solution by then, it
-    goes on for the rest of the budget (a restart would only repeat its work).
+    The start strategy (``LNSConfig.start``, see :mod:`lns.core.start`) searches for
+    ``initial_time_limit`` seconds first; with no solution by then, it goes on for the rest of
+    the budget (a restart would only repeat its work).
     """
+    start = _start_strategy(run)
     limit = run.config.initial_time_limit
     for time_limit in ((None,) if limit is None else (limit, None)):
         time_left = run.time_left() if time_limit is None else min(run.time_left(), time_limit)
-        outcome = run.sub_solver.solve(time_limit=time_left, seed=run.seed(),
-                                       solution_limit=run.config.initial_solution_limit,
-                                       on_found=run.incumbent.offer_found)
-        status = as_status(outcome.status)
+        task = StartTask(run.problem, run.sub_solver, time_left, run.seed(),
+                         run.incumbent.offer_found, run.config.scip_params)
+        status = as_status(start(task).status)
         _raise_if_proven_empty(run.problem, status)
         if status is SolveStatus.OPTIMAL:
             return StopReason.OPTIMAL
@@ -313,6 +320,18 @@ def _initial_solution(run: _Run) -> StopReason | None:
         if run.incumbent.x is not None:
             return None
     return StopReason.TIME_LIMIT
+
+
+def _start_strategy(run: _Run) -> StartStrategy:
+    """The configured start; a named one is ``"first"`` when runs must repeat (a node limit per
+    sub-solve), since the stall rule reads the clock."""
+    config = run.config
+    if not isinstance(config.start, str):
+        return config.start
+    name = "first" if config.iteration_node_limit != -1 else config.start
+    stall = StallRule(config.start_stall_floor, config.start_stall_factor, config.start_max_share)
+    return make_start(name, run.problem, stall=stall,
+                      solution_limit=config.initial_solution_limit)
 
 
 def _user_start(run: _Run, sub_solver: SubSolver | None) -> None:
@@ -343,11 +362,15 @@ def _check_names(method: str, sub_solver) -> None:
         raise UnknownNameError("sub_solver", sub_solver, SUB_SOLVERS)
 
 
-def _sub_solver(spec: str | SubSolver, run: _Run) -> SubSolver:
-    """The sub-solver named ``spec`` for ``run.problem``, or ``spec`` itself if it is an object."""
+def _sub_solver(spec: str | SubSolver, run: _Run, fresh: bool = False) -> SubSolver:
+    """The sub-solver named ``spec`` for ``run.problem``, or ``spec`` itself if it is an object.
+
+    SCIP uses the model read from the file, or with ``fresh`` (after that model's solve was
+    abandoned) a new one.
+    """
     if not isinstance(spec, str):
         return spec
-    return named_sub_solver(spec, run.problem, run.config, run.model)
+    return named_sub_solver(spec, run.problem, run.config, None if fresh else run.model)
 
 
 def named_sub_solver(name: str, problem: Problem, config: LNSConfig, model=None) -> SubSolver:

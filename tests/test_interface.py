@@ -53,7 +53,7 @@ def test_a_plain_function_is_a_selector_named_after_itself():
     def all_free(state, size, rng):
         return Neighborhood(state.problem.integer_indices)
 
-    result = solve(knapsack(), first_k, iteration_limit=3, seed=0)
+    result = solve(knapsack(), first_k, iteration_limit=3, seed=0, start="first")
     assert [r.selector for r in result.iterations] == ["first_k"] * 3 and len(calls) == 3
     assert result.selector == "first_k"
     freed = solve(knapsack(), all_free, iteration_limit=3, seed=0)
@@ -63,7 +63,7 @@ def test_a_plain_function_is_a_selector_named_after_itself():
 
 
 def test_repr_is_one_short_line():
-    result = solve(knapsack(), iteration_limit=2, seed=0)
+    result = solve(knapsack(), iteration_limit=2, seed=0, start="first")
     text = repr(result)
     assert "\n" not in text and len(text) < 150
     expected = (rf"Result\(instance='knapsack_maximize', method='lns/random', "

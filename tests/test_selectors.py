@@ -61,7 +61,9 @@ def state_of(problem, x, iteration=0):
 
 
 #: Options that keep each selection to about a second and exactly repeatable.
-FAST = {"local_branching": {"time_limit": 30.0, "node_limit": 20}}
+FAST = {"local_branching": {"time_limit": 30.0, "node_limit": 20},
+        # arms at the loop's size only: the default arms also free half and twice as many
+        "adaptive": {"selectors": ["random", "lb_relax", "rins", "graph", "dins", "crossover"]}}
 
 
 def select(name, problem, x, size, seed):
@@ -91,7 +93,7 @@ def test_contract(name, start):
 @pytest.mark.parametrize("name", CLASSICAL)
 def test_short_lns_run_returns_a_feasible_solution(name):
     result = solve(miplib("p0201"), name, time_limit=30, iteration_limit=3, seed=0, iteration_time_limit=2.0,
-                   selector_options=FAST.get(name))
+                   selector_options=FAST.get(name), start="first")
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 3 and result.stop_reason == "iteration_limit"
     assert all(record.selector == name for record in result.iterations)

@@ -159,7 +159,7 @@ def test_interrupt_returns_the_best_solution_and_writes_out(tmp_path):
 
 
 def test_iteration_records_and_dataframe():
-    result = solve(miplib("p0201"), iteration_limit=5)
+    result = solve(miplib("p0201"), iteration_limit=5, start="first")
     frame = result.to_dataframe()
     assert list(frame["iteration"]) == [0, 1, 2, 3, 4]
     assert set(frame.columns) >= {"selector", "neighborhood_size", "status", "select_time", "solve_time",

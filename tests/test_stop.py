@@ -95,11 +95,11 @@ def test_a_30_variable_knapsack_ends_optimal_long_before_its_time_limit():
 
 def test_solve_stops_at_a_target_and_after_no_improvement():
     problem = knapsack30()
-    first = solve(problem, iteration_limit=1, seed=0).trajectory[0][1]
-    result = solve(problem, time_limit=30, seed=0, stop=Target(first))
+    first = solve(problem, iteration_limit=1, seed=0, start="first").trajectory[0][1]
+    result = solve(problem, time_limit=30, seed=0, stop=Target(first), start="first")
     assert result.stop_reason == "target" and result.iterations == []
     result = solve(problem, time_limit=30, seed=0, stop=NoImprovement(iterations=1),
-                   max_fraction=0.2)
+                   max_fraction=0.2, start="first")
     assert result.stop_reason in ("no_improvement", "optimal")
     assert all(r.improved for r in result.iterations[:-1]) and not result.iterations[-1].improved
 

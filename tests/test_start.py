@@ -1,0 +1,184 @@
+"""Start strategies: the stall rule ends a start solve, the LNS starts from its best solution,
+``solve()`` uses the default, and a stop signal during the start keeps what it found."""
+import math
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from helpers import knapsack, miplib
+
+from lns import solve
+from lns.core.config import LNSConfig
+from lns.core.errors import UnknownNameError
+from lns.core.result import Callback
+from lns.core.scip_subsolver import ScipSubSolver
+import lns.api
+from lns.core.start import StallRule, StartTask, make_start, solve_until_stall
+from lns.core.stop import StopReason
+from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
+
+VALUES = np.array([10.0, 13.0, 7.0, 8.0])  # the knapsack's values (maximised)
+#: Improving knapsack solutions (values 7, 17, 23) and when the fake whole-problem solve finds
+#: them: three quick ones, then a long silence.
+SCHEDULE = [(0.02, np.array([0.0, 0.0, 1.0, 0.0])), (0.05, np.array([1.0, 0.0, 1.0, 0.0])),
+            (0.08, np.array([1.0, 1.0, 0.0, 0.0]))]
+
+
+class ScheduledSubSolver:
+    """A sub-solver whose whole-problem solve reports ``schedule``'s solutions at their times,
+    then waits for ``stop()`` or its time limit (as SCIP does: ``INTERRUPTED`` when stopped).
+    Sub-solves (with fixings) find nothing; their starts are kept in :attr:`starts`."""
+
+    name = "scheduled"
+
+    def __init__(self, schedule):
+        self.schedule = schedule
+        self.total_solve_time = 0.0
+        self.starts: list = []
+        self.solution_limits: list = []
+        self._stop = threading.Event()
+
+    def solve(self, *, time_limit, seed, fixed=None, start=None, solution_limit=-1, node_limit=-1,
+              on_found=None):
+        if fixed is not None:
+            self.starts.append(start.copy())
+            return SolveOutcome(SolveStatus.OPTIMAL, [], 0.001)
+        self.solution_limits.append(solution_limit)
+        self._stop.clear()
+        began, found = time.perf_counter(), []
+        for at, x in self.schedule:
+            if self._stop.wait(max(0.0, began + at - time.perf_counter())):
+                return SolveOutcome(SolveStatus.INTERRUPTED, found)
+            found.append(FoundSolution(time.perf_counter(), float(x @ VALUES), x))
+            on_found(found[-1])
+            if len(found) == solution_limit:
+                return SolveOutcome(SolveStatus.SOLUTION_LIMIT, found)
+        stopped = self._stop.wait(min(time_limit, 30.0))
+        return SolveOutcome(SolveStatus.INTERRUPTED if stopped else SolveStatus.TIME_LIMIT, found)
+
+    def stop(self):
+        self._stop.set()
+
+    def session(self):
+        return no_session()
+
+
+def test_stall_rule_window_and_share():
+    rule = StallRule(floor=1.0, factor=2.0, share=0.2)
+    assert rule.end(10.0, None, None, 60.0) == math.inf
+    assert rule.end(10.0, 13.0, 14.0, 60.0) == 20.0  # 6 s window (twice the 3 s to the first)
+    assert rule.end(10.0, 10.1, 10.2, 60.0) == 11.2  # the 1 s floor
+    assert rule.end(10.0, 13.0, 14.0, 20.0) == 14.0  # 20% of 20 s
+
+
+def stalling_start(solver, rule=StallRule(floor=0.3, factor=2.0)):
+    """A start strategy: ``solver`` on the whole problem under ``rule``."""
+    return lambda task: solve_until_stall(solver, task, rule)
+
+
+def test_start_ends_by_the_stall_rule_with_every_quick_solution():
+    solver, offered = ScheduledSubSolver(SCHEDULE), []
+    task = StartTask(knapsack(), solver, time_limit=30.0, seed=0, on_found=offered.append)
+    began = time.perf_counter()
+    outcome = stalling_start(solver)(task)
+    assert time.perf_counter() - began < 5.0  # stopped about 0.3 s after the third solution
+    assert outcome.status is SolveStatus.TIME_LIMIT
+    assert [found.objective for found in offered] == [7.0, 17.0, 23.0]
+
+
+def test_start_ends_at_its_share_of_the_time_limit():
+    solver = ScheduledSubSolver(SCHEDULE[:1])
+    task = StartTask(knapsack(), solver, time_limit=2.0, seed=0, on_found=lambda found: None)
+    began = time.perf_counter()
+    outcome = stalling_start(solver, StallRule(floor=10.0, share=0.25))(task)
+    assert time.perf_counter() - began < 1.5  # 25% of 2 s, not the 10 s window
+    assert outcome.status is SolveStatus.TIME_LIMIT
+
+
+def test_lns_starts_from_the_best_start_solution():
+    start, lns_solver = ScheduledSubSolver(SCHEDULE), ScheduledSubSolver([])
+    result = solve(knapsack(), sub_solver=lns_solver, iteration_limit=2, time_limit=30,
+                   start=stalling_start(start))
+    np.testing.assert_array_equal(lns_solver.starts[0], SCHEDULE[-1][1])
+    assert result.objective == 23.0
+
+
+def test_solve_uses_the_feasibility_start_by_default(monkeypatch):
+    made = []
+
+    def spy(name, problem, **options):
+        made.append(make_start(name, problem, **options))
+        return made[-1]
+
+    monkeypatch.setattr(lns.api, "make_start", spy)
+    result = solve(knapsack(), iteration_limit=1, time_limit=30)
+    assert LNSConfig().start == "feasibility" and [m.name for m in made] == ["feasibility"]
+    assert result.x is not None
+
+
+def test_first_start_keeps_the_first_solution():
+    solver = ScheduledSubSolver(SCHEDULE)
+    result = solve(knapsack(), sub_solver=solver, iteration_limit=1, time_limit=30, start="first")
+    np.testing.assert_array_equal(solver.starts[0], SCHEDULE[0][1])
+    assert result.objective == 7.0
+
+
+def test_runs_that_repeat_start_from_the_first_solution():
+    start = make_start("improving", knapsack(), stall=StallRule())
+    assert start.name == "improving"
+    solver = ScheduledSubSolver(SCHEDULE)
+    solve(knapsack(), sub_solver=solver, iteration_limit=1, time_limit=30,
+          iteration_node_limit=100)
+    assert solver.solution_limits == [1]
+
+
+def test_an_unknown_start_names_the_choices():
+    with pytest.raises(UnknownNameError, match=r"start 'fastest' among choices \['cpsat', "):
+        LNSConfig(start="fastest")
+
+
+def test_cpsat_start_falls_back_on_a_mixed_problem():
+    from helpers import mixed_problem
+
+    assert make_start("cpsat", mixed_problem(), stall=StallRule()).name == "improving"
+
+
+class InterruptAtFirst(Callback):
+    """Sends this process SIGINT at the first improvement (the start solve's first solution)."""
+
+    def on_improvement(self, improvement):
+        if improvement.source == "initial":
+            os.kill(os.getpid(), signal.SIGINT)
+
+
+@pytest.mark.parametrize("start", ["improving", "feasibility"])
+def test_interrupt_during_the_start_keeps_its_solution(start):
+    result = solve(miplib("air05"), time_limit=60, start=start, callbacks=[InterruptAtFirst()])
+    assert result.stop_reason == StopReason.INTERRUPTED
+    assert result.x is not None and result.objective == result.trajectory[-1][1]
+    assert len(result.iterations) == 0
+
+
+def test_feasibility_start_restores_the_run_models_parameters():
+    solver = ScipSubSolver(knapsack())
+    before = solver.model.getParams()
+    task = StartTask(knapsack(), solver, time_limit=10.0, seed=0, on_found=lambda found: None)
+    outcome = make_start("feasibility", knapsack(), stall=StallRule())(task)
+    assert outcome.best is not None and outcome.best.objective == 23.0
+    assert solver.model.getParams() == before
+
+
+def abandoning_start(task):
+    """Offers the knapsack's solution of value 7, then reports its solver abandoned."""
+    x = SCHEDULE[0][1]
+    task.on_found(FoundSolution(time.perf_counter(), float(x @ VALUES), x))
+    return SolveOutcome(SolveStatus.ABANDONED, [])
+
+
+def test_lns_goes_on_with_a_new_sub_solver_after_an_abandoned_start():
+    result = solve(knapsack(), iteration_limit=3, time_limit=30, start=abandoning_start)
+    assert result.stop_reason != StopReason.SUB_SOLVER_ABANDONED
+    assert len(result.iterations) == 3 and result.objective == 23.0

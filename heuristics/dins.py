@@ -1,4 +1,5 @@
 """DINS neighborhoods (Ghosh 2007): far from the LP solution, or changed among the recent incumbents."""
+
 from __future__ import annotations
 
 import numpy as np

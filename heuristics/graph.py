@@ -1,11 +1,12 @@
 """Graph-induced neighborhoods, in the spirit of SCIP's GINS (Graph-Induced Neighborhood Search)."""
+
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.selection import Neighborhood, SearchState, Selector
 from lns.core.problem import Problem
+from lns.core.selection import Neighborhood, SearchState, Selector
 
 
 class GraphInduced(Selector):

@@ -15,6 +15,7 @@ past the time limit) costs that run only. The child dies with its parent (Linux'
 ``PR_SET_PDEATHSIG``), so a killed benchmark leaves no orphan running its cell beside the
 run that resumes it.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -30,12 +31,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lns.registry import SELECTORS
 from instances.bundled import resolve_instance
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
 from lns.core.problem import instance_name
 from lns.core.solu import known_objective
+from lns.registry import SELECTORS
 
 log = logging.getLogger("lns")
 
@@ -107,13 +108,17 @@ def expand_instances(instances) -> list[Path]:
         else:
             path = resolve_instance(entry)
             if not path.is_file():
-                raise ProblemReadError(f"instance '{entry}': no such file and no bundled instance of that name")
+                raise ProblemReadError(
+                    f"instance '{entry}': no such file and no bundled instance of that name"
+                )
             paths.append(path)
     seen: dict[str, Path] = {}
     for path in map(_relative_to_cwd, paths):
         name = instance_name(path)
         if name in seen and seen[name].resolve() != path.resolve():
-            raise ProblemReadError(f"instances: {seen[name]} and {path} have the same instance name '{name}'")
+            raise ProblemReadError(
+                f"instances: {seen[name]} and {path} have the same instance name '{name}'"
+            )
         seen[name] = path
     return list(seen.values())
 
@@ -136,19 +141,32 @@ def expand_methods(methods, method_options: dict | None = None) -> list[str]:
     if ALL in names and len(names) > 1:
         raise LNSError(f"methods: '{ALL}' cannot be combined with other names, got {names}")
     if names == [ALL]:
-        return [m for m in method_names()
-                if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])]
+        return [
+            m
+            for m in method_names()
+            if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
+        ]
     for name in names:
         if name not in method_names():
             raise UnknownNameError("method", name, (*method_names(), ALL))
         option = REQUIRED_OPTIONS.get(name)
         if option and not (method_options.get(name) or {}).get(option):
-            raise LNSError(f"method '{name}' needs method_options.{name}.{option} (a trained model)")
+            raise LNSError(
+                f"method '{name}' needs method_options.{name}.{option} (a trained model)"
+            )
     return list(dict.fromkeys(names))
 
 
-def compose_matrix(instances, methods, seeds, time_limit: float, *, instance_set: str,
-                   method_options: dict | None = None, lns_options: dict | None = None) -> list[RunSpec]:
+def compose_matrix(
+    instances,
+    methods,
+    seeds,
+    time_limit: float,
+    *,
+    instance_set: str,
+    method_options: dict | None = None,
+    lns_options: dict | None = None,
+) -> list[RunSpec]:
     """The runs of ``instances x methods x seeds``, instance-major.
 
     ``instances``, ``methods`` and ``seeds`` are each a single value or a list, so that a
@@ -170,15 +188,28 @@ def compose_matrix(instances, methods, seeds, time_limit: float, *, instance_set
         raise LNSError(f"empty matrix: methods={methods} leaves no method to run")
     seed_list = [int(seed) for seed in _as_list(seeds)]
     options = method_options or {}
-    return [RunSpec(instance_set, path, method, seed, float(time_limit), dict(options.get(method) or {}),
-                    dict(lns_options or {}))
-            for path in paths for method in names for seed in seed_list]
+    return [
+        RunSpec(
+            instance_set,
+            path,
+            method,
+            seed,
+            float(time_limit),
+            dict(options.get(method) or {}),
+            dict(lns_options or {}),
+        )
+        for path in paths
+        for method in names
+        for seed in seed_list
+    ]
 
 
 def shard(specs: list[RunSpec], index: int, count: int) -> list[RunSpec]:
     """Every ``count``-th run starting at ``index``: the part of the matrix one parallel job runs."""
     if count < 1 or not 0 <= index < count:
-        raise LNSError(f"shard must be in [0, shards) with shards >= 1, got shard={index} shards={count}")
+        raise LNSError(
+            f"shard must be in [0, shards) with shards >= 1, got shard={index} shards={count}"
+        )
     return specs[index::count]
 
 
@@ -189,30 +220,65 @@ def execute(spec: RunSpec) -> RunRecord:
     """
     from lns.api import solve
 
-    base = dict(instance_set=spec.instance_set, instance=spec.instance, instance_path=str(spec.instance_path),
-                method=spec.method, seed=spec.seed, time_limit=spec.time_limit,
-                known_optimum=known_objective(spec.instance_path))
+    base = dict(
+        instance_set=spec.instance_set,
+        instance=spec.instance,
+        instance_path=str(spec.instance_path),
+        method=spec.method,
+        seed=spec.seed,
+        time_limit=spec.time_limit,
+        known_optimum=known_objective(spec.instance_path),
+    )
     began = time.perf_counter()
     try:
         if spec.method in WHOLE_PROBLEM_METHODS:
             options = spec.method_options if spec.method == "cpsat" else spec.lns_options
-            result = solve(spec.instance_path, method=spec.method, time_limit=spec.time_limit, seed=spec.seed,
-                           **options)
+            result = solve(
+                spec.instance_path,
+                method=spec.method,
+                time_limit=spec.time_limit,
+                seed=spec.seed,
+                **options,
+            )
         else:
-            result = solve(spec.instance_path, spec.method, time_limit=spec.time_limit, seed=spec.seed,
-                           selector_options=spec.method_options, **spec.lns_options)
+            result = solve(
+                spec.instance_path,
+                spec.method,
+                time_limit=spec.time_limit,
+                seed=spec.seed,
+                selector_options=spec.method_options,
+                **spec.lns_options,
+            )
     except UnsupportedProblemError as error:
-        return RunRecord(**base, status=SKIPPED, runtime=time.perf_counter() - began, error=str(error),
-                         finished_at=_now())
+        return RunRecord(
+            **base,
+            status=SKIPPED,
+            runtime=time.perf_counter() - began,
+            error=str(error),
+            finished_at=_now(),
+        )
     except Exception as error:  # any failure of one run is recorded, and the matrix goes on
         log.exception("%s failed", spec)
-        return RunRecord(**base, status=ERROR, runtime=time.perf_counter() - began,
-                         error=f"{type(error).__name__}: {error}", finished_at=_now())
+        return RunRecord(
+            **base,
+            status=ERROR,
+            runtime=time.perf_counter() - began,
+            error=f"{type(error).__name__}: {error}",
+            finished_at=_now(),
+        )
     if result.stop_reason == "interrupted":
         raise KeyboardInterrupt
-    return RunRecord(**base, status=result.status, stop_reason=result.stop_reason, objective=result.objective,
-                     sense=result.problem.sense, runtime=result.runtime, iterations=len(result.iterations),
-                     trajectory=[[float(t), float(v)] for t, v in result.trajectory], finished_at=_now())
+    return RunRecord(
+        **base,
+        status=result.status,
+        stop_reason=result.stop_reason,
+        objective=result.objective,
+        sense=result.problem.sense,
+        runtime=result.runtime,
+        iterations=len(result.iterations),
+        trajectory=[[float(t), float(v)] for t, v in result.trajectory],
+        finished_at=_now(),
+    )
 
 
 def _execute_and_store(spec: RunSpec, results_dir: str, parent: int) -> None:
@@ -243,9 +309,11 @@ def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunReco
 
     The child is killed ``kill_grace`` seconds after the run's time limit.
     """
-    child = multiprocessing.get_context("fork").Process(target=_execute_and_store,
-                                                        args=(spec, str(store.root), os.getpid()),
-                                                        name=f"lns-bench {spec}")
+    child = multiprocessing.get_context("fork").Process(
+        target=_execute_and_store,
+        args=(spec, str(store.root), os.getpid()),
+        name=f"lns-bench {spec}",
+    )
     store.path(spec.instance, spec.method, spec.seed, spec.time_limit).unlink(missing_ok=True)
     began = time.perf_counter()
     child.start()
@@ -266,9 +334,19 @@ def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunReco
         reason = f"worker process died with signal {signal.Signals(-child.exitcode).name}"
     else:
         reason = f"worker process exited with code {child.exitcode} without a record"
-    record = RunRecord(spec.instance_set, spec.instance, str(spec.instance_path), spec.method, spec.seed,
-                       spec.time_limit, ERROR, runtime=time.perf_counter() - began, error=reason,
-                       known_optimum=known_objective(spec.instance_path), finished_at=_now())
+    record = RunRecord(
+        spec.instance_set,
+        spec.instance,
+        str(spec.instance_path),
+        spec.method,
+        spec.seed,
+        spec.time_limit,
+        ERROR,
+        runtime=time.perf_counter() - began,
+        error=reason,
+        known_optimum=known_objective(spec.instance_path),
+        finished_at=_now(),
+    )
     store.write(record)
     return record
 
@@ -285,8 +363,14 @@ class MatrixSummary:
     busy: int = 0
 
 
-def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True, retry_failed: bool = True,
-               kill_grace: float = 120.0) -> MatrixSummary:
+def run_matrix(
+    specs: list[RunSpec],
+    store: BenchStore,
+    *,
+    isolate: bool = True,
+    retry_failed: bool = True,
+    kill_grace: float = 120.0,
+) -> MatrixSummary:
     """Run each cell of ``specs`` that has no record in ``store`` and no live runner, in turn.
 
     Parameters
@@ -307,8 +391,9 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
     for number, spec in enumerate(specs, 1):
         with store.claim(spec.instance, spec.method, spec.seed, spec.time_limit) as claimed:
             if not claimed:
-                log.info("[%d/%d] %s: running in another process, left to it", number, len(specs),
-                         spec)
+                log.info(
+                    "[%d/%d] %s: running in another process, left to it", number, len(specs), spec
+                )
                 summary.busy += 1
                 continue
             done = store.get(spec.instance, spec.method, spec.seed, spec.time_limit)
@@ -324,8 +409,16 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
         summary.ran += 1
         summary.failed += record.status == ERROR
         summary.skipped += record.status == SKIPPED
-        log.info("[%d/%d] %s: %s, objective %s, %.1fs%s", number, len(specs), spec, record.status, record.objective,
-                 record.runtime, f" ({record.error})" if record.error else "")
+        log.info(
+            "[%d/%d] %s: %s, objective %s, %.1fs%s",
+            number,
+            len(specs),
+            spec,
+            record.status,
+            record.objective,
+            record.runtime,
+            f" ({record.error})" if record.error else "",
+        )
     return summary
 
 

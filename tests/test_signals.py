@@ -3,6 +3,7 @@
 Whenever a solution existed, a feasible ``.sol`` is written; the exit code is ``128 + signal``;
 a signal before the run prints one line, not a traceback.
 """
+
 import re
 import signal
 import subprocess
@@ -11,8 +12,8 @@ import time
 
 import numpy as np
 import pytest
-
 from helpers import miplib
+
 from lns.core.interrupt import DeferredSignals, InterruptGuard
 from lns.core.problem import read_problem
 from lns.core.solution_file import read_sol
@@ -26,8 +27,9 @@ EXIT_WITHIN = 4.0
 def start(tmp_path, *overrides, python_flags=()):
     """``python -m lns.cli.solve`` with stdout and stderr merged into one pipe."""
     command = [sys.executable, *python_flags, "-m", "lns.cli.solve", *overrides]
-    return subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    return subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 def wait_for(process, marker: str) -> list:
@@ -71,8 +73,9 @@ def test_signal_at_start_up_prints_one_line(signum, tmp_path):
 @pytest.mark.parametrize("signum", STOP_SIGNALS, ids=lambda s: s.name)
 def test_signal_during_the_initial_solve_keeps_its_solution(signum, tmp_path):
     # Without a solution limit the initial SCIP solve goes on after its first solution.
-    process = start(tmp_path, "instance=air05", "time_limit=60", "lns.initial_solution_limit=-1",
-                    "out=best.sol")
+    process = start(
+        tmp_path, "instance=air05", "time_limit=60", "lns.initial_solution_limit=-1", "out=best.sol"
+    )
     seen = wait_for(process, "(initial)")
     output = stop(process, signum, seen)
     assert process.returncode == 128 + signum

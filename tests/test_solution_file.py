@@ -1,11 +1,12 @@
 """Solution files: written whole or not at all, and ``out=`` checked before a run."""
+
 import os
 import threading
 
 import numpy as np
 import pytest
-
 from helpers import knapsack
+
 from lns.api import solve
 from lns.core.errors import SolutionFileError
 from lns.core.solution_file import check_writable, read_sol, write_sol
@@ -44,10 +45,13 @@ def test_written_file_gets_the_usual_permissions(tmp_path):
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask
 
 
-@pytest.mark.parametrize("where, message", [
-    (".", "is a folder"),
-    ("missing/best.sol", "folder missing does not exist"),
-])
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        (".", "is a folder"),
+        ("missing/best.sol", "folder missing does not exist"),
+    ],
+)
 def test_unwritable_out_is_refused_before_the_run(tmp_path, monkeypatch, where, message):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SolutionFileError, match=message):

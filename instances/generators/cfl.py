@@ -10,6 +10,7 @@
 with ``x_ij`` the share of customer ``i``'s demand served by facility ``j``. The last two
 families are implied by the first two but tighten the relaxation (Gasse et al. 2019).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,7 +46,9 @@ class CFLParams:
         check_count("cfl", "n_facilities", self.n_facilities)
         check_range("cfl", "ratio", self.ratio, 0.0, float("inf"), low_open=True, high_open=True)
         if not isinstance(self.continuous_assignment, bool):
-            raise ValueError(f"cfl: continuous_assignment must be true or false, got {self.continuous_assignment!r}")
+            raise ValueError(
+                f"cfl: continuous_assignment must be true or false, got {self.continuous_assignment!r}"
+            )
 
 
 PRESETS = {
@@ -77,22 +80,30 @@ def generate(params: CFLParams, rng: np.random.Generator, name: str = "cfl") -> 
     customers, facilities = rng.random((nc, 2)), rng.random((nf, 2))
     demand = rng.integers(5, 35, endpoint=True, size=nc).astype(float)
     raw_capacity = rng.integers(10, 160, endpoint=True, size=nf).astype(float)
-    fixed = np.floor(rng.integers(100, 110, endpoint=True, size=nf) * np.sqrt(raw_capacity)
-                     + rng.integers(0, 90, endpoint=True, size=nf))
+    fixed = np.floor(
+        rng.integers(100, 110, endpoint=True, size=nf) * np.sqrt(raw_capacity)
+        + rng.integers(0, 90, endpoint=True, size=nf)
+    )
     distance = np.linalg.norm(customers[:, None, :] - facilities[None, :, :], axis=2)
     transport = 10.0 * distance * demand[:, None]
     capacity = np.floor(raw_capacity * params.ratio * demand.sum() / raw_capacity.sum())
 
     n_x = nc * nf
-    x = nf + np.arange(n_x).reshape(nc, nf)                # column of x_ij
+    x = nf + np.arange(n_x).reshape(nc, nf)  # column of x_ij
     y = np.arange(nf)
     blocks = [  # (row offsets, columns, values) of each family, rows numbered within the family
-        (np.repeat(np.arange(nc), nf), x.ravel(), np.ones(n_x)),                                  # demand
-        (np.concatenate([np.tile(np.arange(nf), nc), y]), np.concatenate([x.ravel(), y]),
-         np.concatenate([np.repeat(demand, nf), -capacity])),                                     # capacity
-        (np.zeros(nf, dtype=np.int64), y, capacity),                                              # total
-        (np.repeat(np.arange(n_x), 2), np.stack([x.ravel(), np.tile(y, nc)], axis=1).ravel(),
-         np.tile([1.0, -1.0], n_x)),                                                              # link
+        (np.repeat(np.arange(nc), nf), x.ravel(), np.ones(n_x)),  # demand
+        (
+            np.concatenate([np.tile(np.arange(nf), nc), y]),
+            np.concatenate([x.ravel(), y]),
+            np.concatenate([np.repeat(demand, nf), -capacity]),
+        ),  # capacity
+        (np.zeros(nf, dtype=np.int64), y, capacity),  # total
+        (
+            np.repeat(np.arange(n_x), 2),
+            np.stack([x.ravel(), np.tile(y, nc)], axis=1).ravel(),
+            np.tile([1.0, -1.0], n_x),
+        ),  # link
     ]
     sizes = [nc, nf, 1, n_x]
     offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -105,11 +116,27 @@ def generate(params: CFLParams, rng: np.random.Generator, name: str = "cfl") -> 
     inf = np.inf
     row_lower = np.concatenate([np.ones(nc), np.full(nf, -inf), [demand.sum()], np.full(n_x, -inf)])
     row_upper = np.concatenate([np.full(nc, inf), np.zeros(nf), [inf], np.zeros(n_x)])
-    var_names = tuple(f"y{j}" for j in range(nf)) + tuple(f"x{i}_{j}" for i in range(nc) for j in range(nf))
-    row_names = (tuple(f"demand{i}" for i in range(nc)) + tuple(f"capacity{j}" for j in range(nf))
-                 + ("total_capacity",) + tuple(f"link{i}_{j}" for i in range(nc) for j in range(nf)))
+    var_names = tuple(f"y{j}" for j in range(nf)) + tuple(
+        f"x{i}_{j}" for i in range(nc) for j in range(nf)
+    )
+    row_names = (
+        tuple(f"demand{i}" for i in range(nc))
+        + tuple(f"capacity{j}" for j in range(nf))
+        + ("total_capacity",)
+        + tuple(f"link{i}_{j}" for i in range(nc) for j in range(nf))
+    )
     x_type = "C" if params.continuous_assignment else "B"
-    return Problem(name=name, var_names=var_names, var_types=np.array(["B"] * nf + [x_type] * n_x),
-                   lower=np.zeros(n), upper=np.ones(n), objective=np.concatenate([fixed, transport.ravel()]),
-                   objective_offset=0.0, sense="minimize", matrix=matrix, row_lower=row_lower,
-                   row_upper=row_upper, row_names=row_names)
+    return Problem(
+        name=name,
+        var_names=var_names,
+        var_types=np.array(["B"] * nf + [x_type] * n_x),
+        lower=np.zeros(n),
+        upper=np.ones(n),
+        objective=np.concatenate([fixed, transport.ravel()]),
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=matrix,
+        row_lower=row_lower,
+        row_upper=row_upper,
+        row_names=row_names,
+    )

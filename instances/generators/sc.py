@@ -5,6 +5,7 @@
 The matrix has ``floor(rows * cols * density)`` nonzeros; every column covers at least two rows
 and every row is covered by at least one column, so every instance is feasible.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,9 +46,11 @@ class SCParams:
         check_count("sc", "max_cost", self.max_cost)
         needed = max(2 * self.n_cols, self.n_rows)
         if self.n_nonzeros < needed:
-            raise ValueError(f"sc: density {self.density} gives {self.n_nonzeros} nonzeros; every column needs two "
-                             f"rows and every row a column, so at least {needed} (density >= "
-                             f"{needed / (self.n_rows * self.n_cols):.4g})")
+            raise ValueError(
+                f"sc: density {self.density} gives {self.n_nonzeros} nonzeros; every column needs two "
+                f"rows and every row a column, so at least {needed} (density >= "
+                f"{needed / (self.n_rows * self.n_cols):.4g})"
+            )
 
     @property
     def n_nonzeros(self) -> int:
@@ -92,10 +95,21 @@ def generate(params: SCParams, rng: np.random.Generator, name: str = "sc") -> Pr
         rows[m:end] = rng.choice(free, size=end - m, replace=False)
         straddling += 1
     groups, values = distinct_subsets(col_size[straddling:], m, rng)
-    rows[indptr[straddling]:] = values
+    rows[indptr[straddling] :] = values
     costs = rng.integers(1, params.max_cost, endpoint=True, size=n).astype(float)
     matrix = sp.csc_matrix((np.ones(rows.size), rows, indptr), shape=(m, n)).tocsr()
     matrix.sort_indices()
-    return Problem(name=name, var_names=names("x", n), var_types=np.full(n, "B"), lower=np.zeros(n),
-                   upper=np.ones(n), objective=costs, objective_offset=0.0, sense="minimize", matrix=matrix,
-                   row_lower=np.ones(m), row_upper=np.full(m, np.inf), row_names=names("r", m))
+    return Problem(
+        name=name,
+        var_names=names("x", n),
+        var_types=np.full(n, "B"),
+        lower=np.zeros(n),
+        upper=np.ones(n),
+        objective=costs,
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=matrix,
+        row_lower=np.ones(m),
+        row_upper=np.full(m, np.inf),
+        row_names=names("r", m),
+    )

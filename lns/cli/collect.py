@@ -1,4 +1,5 @@
 """``lns-collect``: expert data for CL-LNS (Local Branching samples), one file per instance, resumable."""
+
 from __future__ import annotations
 
 import glob
@@ -37,10 +38,12 @@ def main(cfg: DictConfig) -> None:
     torch.set_num_threads(1)
     if not 0 <= cfg.shard < cfg.shards:
         raise ValueError(f"shard must be in [0, shards={cfg.shards}), got {cfg.shard}")
-    files = instance_paths(cfg.instances)[cfg.shard::cfg.shards]
+    files = instance_paths(cfg.instances)[cfg.shard :: cfg.shards]
     config = CollectConfig(**OmegaConf.to_container(cfg.collect_limits, resolve=True))
     written = collect_files(files, cfg.out_dir, config, seed=cfg.seed)
-    print(f"lns-collect: {len(written)} new instance files in {cfg.out_dir} ({len(files) - len(written)} already there)")
+    print(
+        f"lns-collect: {len(written)} new instance files in {cfg.out_dir} ({len(files) - len(written)} already there)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """What every command-line app shares: the config folder (with its generated configs, see
 :mod:`configs.generated`) and one-line errors, for a failing task and for a bad override."""
+
 from __future__ import annotations
 
 import difflib
@@ -115,7 +116,7 @@ def _unknown_option(cfg: DictConfig, key: str) -> str | None:
     if _has(cfg, key):
         return None
     parts = key.split(".")
-    depth = next(i for i in range(len(parts)) if not _has(cfg, ".".join(parts[:i + 1])))
+    depth = next(i for i in range(len(parts)) if not _has(cfg, ".".join(parts[: i + 1])))
     parent, leaf = ".".join(parts[:depth]), parts[depth]
     node = OmegaConf.select(cfg, parent, throw_on_resolution_failure=False) if parent else cfg
     names = [str(name) for name in node] if isinstance(node, DictConfig) else []

@@ -4,6 +4,7 @@ The presets of :mod:`instances.generators` are registered here as Hydra configs,
 dataclasses stay the only source of the presets: ``problem=<class>`` and ``size=<preset>`` pick
 ``params``, and each field can be overridden as ``params.<field>=<value>``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,12 +38,22 @@ def run(cfg: DictConfig) -> dict:
     """Write the set a composed ``generate`` config describes; returns the manifest."""
     cls = problem_class(cfg.problem)
     params = cls.params(cfg.size, **OmegaConf.to_container(cfg.params, resolve=True))
-    manifest = write_set(cfg.problem, params, n=cfg.n, seed=cfg.seed, out_dir=cfg.out_dir, prefix=cfg.prefix,
-                         start=cfg.start, size=cfg.size)
+    manifest = write_set(
+        cfg.problem,
+        params,
+        n=cfg.n,
+        seed=cfg.seed,
+        out_dir=cfg.out_dir,
+        prefix=cfg.prefix,
+        start=cfg.start,
+        size=cfg.size,
+    )
     rows = manifest["instances"]
     total = sum(row["bytes"] for row in rows)
-    print(f"{len(rows)} {cfg.problem} instances ({cfg.size}: {params}) -> {cfg.out_dir} "
-          f"[{rows[0]['n_vars']} vars, {rows[0]['n_rows']} rows in the first; {total / 1e6:.1f} MB]")
+    print(
+        f"{len(rows)} {cfg.problem} instances ({cfg.size}: {params}) -> {cfg.out_dir} "
+        f"[{rows[0]['n_vars']} vars, {rows[0]['n_rows']} rows in the first; {total / 1e6:.1f} MB]"
+    )
     return manifest
 
 

@@ -5,6 +5,7 @@ into a clean stop that keeps the best solution. Before it (Python's imports, Hyd
 config composition, loading a selector) there is nothing to keep, and Python's defaults
 would print a ``KeyboardInterrupt`` traceback (SIGINT) or end silently (SIGTERM, SIGHUP).
 """
+
 from __future__ import annotations
 
 import functools

@@ -24,6 +24,7 @@ References
 ----------
 L. Perron, F. Didier. CP-SAT, OR-Tools (https://developers.google.com/optimization).
 """
+
 from __future__ import annotations
 
 import functools
@@ -70,8 +71,11 @@ def _reporter_class():
                 return
             check = self.problem.check(x)
             if not check.feasible:
-                log.warning("%s: rejected a CP-SAT solution that violates the problem (%s)",
-                            self.problem.name, check)
+                log.warning(
+                    "%s: rejected a CP-SAT solution that violates the problem (%s)",
+                    self.problem.name,
+                    check,
+                )
                 return
             self.best = objective
             found = FoundSolution(now, objective, x)
@@ -119,8 +123,14 @@ class CpSatSubSolver(WatchedSubSolver):
 
     name = "cpsat"
 
-    def __init__(self, problem: Problem, params: dict | None = None, num_workers: int = 1,
-                 max_scale_exponent: int = 6, grace: float = GRACE_SECONDS):
+    def __init__(
+        self,
+        problem: Problem,
+        params: dict | None = None,
+        num_workers: int = 1,
+        max_scale_exponent: int = 6,
+        grace: float = GRACE_SECONDS,
+    ):
         if num_workers < 1:
             raise ValueError(f"num_workers must be >= 1, got {num_workers}")
         super().__init__(f"the CP-SAT sub-solver of {problem.name}", grace)
@@ -138,9 +148,17 @@ class CpSatSubSolver(WatchedSubSolver):
         self._objective_floor = int(np.minimum(c * self._lower[vs], c * self._upper[vs]).sum())
         self.total_solve_time = 0.0
 
-    def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
-              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
-              on_found=None) -> SolveOutcome:
+    def solve(
+        self,
+        *,
+        time_limit: float,
+        seed: int,
+        fixed: np.ndarray | None = None,
+        start: np.ndarray | None = None,
+        solution_limit: int = -1,
+        node_limit: int = -1,
+        on_found=None,
+    ) -> SolveOutcome:
         """Solve with ``fixed`` variables held at their ``start`` values.
 
         See :meth:`lns.core.subsolver.SubSolver.solve`. ``seed`` is CP-SAT's ``random_seed``;
@@ -192,8 +210,9 @@ class CpSatSubSolver(WatchedSubSolver):
         self._proto.objective.domain.extend([self._objective_floor, value - 1])
         return True
 
-    def _search(self, time_limit: float, seed: int, start, solution_limit: int, node_limit: int,
-                on_found) -> SolveOutcome:
+    def _search(
+        self, time_limit: float, seed: int, start, solution_limit: int, node_limit: int, on_found
+    ) -> SolveOutcome:
         """Run CP-SAT under the watchdog and the interrupt guard; read how it ended."""
         solver = self._new_solver(time_limit, seed, node_limit)
         best = None if start is None else self.problem.objective_value(start)
@@ -207,9 +226,13 @@ class CpSatSubSolver(WatchedSubSolver):
         self.total_solve_time += solve_time
         if status is SolveStatus.ABANDONED:
             reporter.on_found = None
-            log.warning("%s: CP-SAT ignored its time limit of %.2fs or a stop request; the "
-                        "solve was abandoned after %.2fs", self.problem.name, time_limit,
-                        solve_time)
+            log.warning(
+                "%s: CP-SAT ignored its time limit of %.2fs or a stop request; the "
+                "solve was abandoned after %.2fs",
+                self.problem.name,
+                time_limit,
+                solve_time,
+            )
             return SolveOutcome(status, list(reporter.found), solve_time)
         code = ended.get("code")  # none if Ctrl-C came before the start
         if status is None:
@@ -237,8 +260,9 @@ class CpSatSubSolver(WatchedSubSolver):
             feasible_start = start is not None and self.problem.check(start).feasible
             return SolveStatus.OPTIMAL if feasible_start else SolveStatus.INFEASIBLE
         if code == cp_model.MODEL_INVALID:
-            log.warning("%s: CP-SAT rejects the model (%s)", self.problem.name,
-                        self.built.model.validate())
+            log.warning(
+                "%s: CP-SAT rejects the model (%s)", self.problem.name, self.built.model.validate()
+            )
             return SolveStatus.ERROR
         if reporter.limit_hit:
             return SolveStatus.SOLUTION_LIMIT

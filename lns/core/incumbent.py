@@ -6,6 +6,7 @@ values, asks the acceptance rule, checks the point against the original problem,
 only then keeps it, appends it to the trajectory and tells the callbacks, so that no run
 reports an infeasible point.
 """
+
 from __future__ import annotations
 
 import logging
@@ -66,8 +67,14 @@ class Incumbent:
         Iteration of the last improvement (-1: none in the loop yet).
     """
 
-    def __init__(self, problem: Problem, started: float, acceptance=None, history_length: int = 3,
-                 callbacks: list[Callback] | None = None):
+    def __init__(
+        self,
+        problem: Problem,
+        started: float,
+        acceptance=None,
+        history_length: int = 3,
+        callbacks: list[Callback] | None = None,
+    ):
         self.problem = problem
         self.started = started
         self.acceptance = acceptance if acceptance is not None else ImprovingOnly()
@@ -99,8 +106,12 @@ class Incumbent:
             return False
         check = problem.check(x)
         if not check.feasible:
-            log.warning("%s: rejected a %s solution that violates the problem (%s)", problem.name,
-                        source, check)
+            log.warning(
+                "%s: rejected a %s solution that violates the problem (%s)",
+                problem.name,
+                source,
+                check,
+            )
             return False
         improves = problem.is_better(objective, self.objective, 0.0)
         if self.x is not None:

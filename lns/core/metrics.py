@@ -23,6 +23,7 @@ selectors by primal gap, primal integral, survival rate (share of instances whos
 at or below a threshold at time ``t``) and best-performing rate (share of instances on
 which a method has the best gap at time ``t``, ties counting for every tied method).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -133,7 +134,9 @@ def primal_integrals(trajectories: Sequence, references: Sequence, time_limit: f
     """:func:`primal_integral` of many runs with a common ``T``; shape ``(runs,)``."""
     if len(trajectories) != len(references):
         raise ValueError(f"{len(trajectories)} trajectories but {len(references)} references")
-    return np.array([primal_integral(t, p, time_limit) for t, p in zip(trajectories, references)], dtype=float)
+    return np.array(
+        [primal_integral(t, p, time_limit) for t, p in zip(trajectories, references)], dtype=float
+    )
 
 
 def survival_rate(gaps: np.ndarray, threshold: float) -> np.ndarray:
@@ -177,7 +180,9 @@ def best_performing_rate(gaps: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     """
     gaps = np.asarray(gaps, dtype=float)
     if gaps.ndim < 2 or gaps.shape[0] == 0 or gaps.shape[1] == 0:
-        raise ValueError(f"best_performing_rate needs gaps of shape (methods, instances[, times]), got {gaps.shape}")
+        raise ValueError(
+            f"best_performing_rate needs gaps of shape (methods, instances[, times]), got {gaps.shape}"
+        )
     best = gaps.min(axis=0, keepdims=True)
     return np.mean(gaps <= best + tol, axis=1)
 

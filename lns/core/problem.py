@@ -5,6 +5,7 @@ with its sense and offset, and the linear constraints as a CSR matrix with row
 bounds ``row_lower <= A x <= row_upper``. It is read from anything SCIP reads
 (``.mps``, ``.mps.gz``, ``.lp``, ...) and can build a fresh SCIP model of itself.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,7 +26,12 @@ from lns.core.file_numbers import check_file_numbers
 from lns.core.validation import SCIP_INFINITY, problem_data_error
 
 BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
-_SCIP_TYPES = {"BINARY": BINARY, "INTEGER": INTEGER, "CONTINUOUS": CONTINUOUS, "IMPLINT": CONTINUOUS}
+_SCIP_TYPES = {
+    "BINARY": BINARY,
+    "INTEGER": INTEGER,
+    "CONTINUOUS": CONTINUOUS,
+    "IMPLINT": CONTINUOUS,
+}
 _TYPE_NAMES = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
 _LINEAR_HANDLERS = {"linear", "setppc", "logicor", "knapsack", "varbound"}
 
@@ -109,10 +115,18 @@ class Problem:
             raise ValueError(f"sense must be 'minimize' or 'maximize', got {self.sense!r}")
         if self.matrix.shape != (m, n):
             raise ValueError(f"matrix has shape {self.matrix.shape}, expected ({m}, {n})")
-        for field, length in (("var_types", n), ("lower", n), ("upper", n), ("objective", n),
-                              ("row_lower", m), ("row_upper", m)):
+        for field, length in (
+            ("var_types", n),
+            ("lower", n),
+            ("upper", n),
+            ("objective", n),
+            ("row_lower", m),
+            ("row_upper", m),
+        ):
             if len(getattr(self, field)) != length:
-                raise ValueError(f"{field} has length {len(getattr(self, field))}, expected {length}")
+                raise ValueError(
+                    f"{field} has length {len(getattr(self, field))}, expected {length}"
+                )
         error = problem_data_error(self)
         if error is not None:
             raise InvalidProblemDataError(f"{self.source or self.name}: {error}")
@@ -167,12 +181,20 @@ class Problem:
             return Feasibility(np.inf, np.inf, np.inf, False)
         activity = self.matrix @ x
         with np.errstate(invalid="ignore"):
-            below = np.where(np.isfinite(self.row_lower),
-                             (self.row_lower - activity) / np.maximum(1.0, np.abs(self.row_lower)), 0.0)
-            above = np.where(np.isfinite(self.row_upper),
-                             (activity - self.row_upper) / np.maximum(1.0, np.abs(self.row_upper)), 0.0)
+            below = np.where(
+                np.isfinite(self.row_lower),
+                (self.row_lower - activity) / np.maximum(1.0, np.abs(self.row_lower)),
+                0.0,
+            )
+            above = np.where(
+                np.isfinite(self.row_upper),
+                (activity - self.row_upper) / np.maximum(1.0, np.abs(self.row_upper)),
+                0.0,
+            )
         row = float(max(0.0, below.max(initial=0.0), above.max(initial=0.0)))
-        bound = float(max(0.0, (self.lower - x).max(initial=0.0), (x - self.upper).max(initial=0.0)))
+        bound = float(
+            max(0.0, (self.lower - x).max(initial=0.0), (x - self.upper).max(initial=0.0))
+        )
         xi = x[self.integer_mask]
         integrality = float(np.abs(xi - np.round(xi)).max(initial=0.0))
         feasible = row <= feastol and bound <= feastol and integrality <= inttol
@@ -191,11 +213,18 @@ class Problem:
         model = Model(self.name)
         model.hideOutput()
         vtypes = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
-        xs = [model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
-              for name, t, lb, ub, c in zip(self.var_names, self.var_types, self.lower, self.upper, self.objective)]
+        xs = [
+            model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
+            for name, t, lb, ub, c in zip(
+                self.var_names, self.var_types, self.lower, self.upper, self.objective
+            )
+        ]
         # Plain Python lists: indexing numpy arrays row by row made this loop twice as slow.
-        indptr, indices, data = (self.matrix.indptr.tolist(), self.matrix.indices.tolist(),
-                                 self.matrix.data.tolist())
+        indptr, indices, data = (
+            self.matrix.indptr.tolist(),
+            self.matrix.indices.tolist(),
+            self.matrix.data.tolist(),
+        )
         lhss = [None if value == -np.inf else value for value in self.row_lower.tolist()]
         rhss = [None if value == np.inf else value for value in self.row_upper.tolist()]
         for i, name in enumerate(self.row_names):
@@ -204,7 +233,9 @@ class Problem:
             model.addCons(_ranged(expr, lhss[i], rhss[i]), name=name)
         if self.objective_offset:
             model.addObjoffset(float(self.objective_offset))
-        model.setObjective(quicksum(float(c) * x for c, x in zip(self.objective, xs) if c), sense=self.sense)
+        model.setObjective(
+            quicksum(float(c) * x for c, x in zip(self.objective, xs) if c), sense=self.sense
+        )
         return model
 
     def write(self, path: str | Path) -> Path:
@@ -223,8 +254,13 @@ class Problem:
         with tempfile.TemporaryDirectory(dir=path.parent) as folder:
             plain = Path(folder) / path.stem
             model.writeProblem(str(plain), verbose=False)
-            with open(plain, "rb") as source, open(path, "wb") as target, \
-                    gzip.GzipFile(filename="", mode="wb", fileobj=target, mtime=0, compresslevel=6) as compressed:
+            with (
+                open(plain, "rb") as source,
+                open(path, "wb") as target,
+                gzip.GzipFile(
+                    filename="", mode="wb", fileobj=target, mtime=0, compresslevel=6
+                ) as compressed,
+            ):
                 shutil.copyfileobj(source, compressed)
         return path
 
@@ -290,8 +326,11 @@ def read_scip_model(path: str | Path):
         except Exception as error:  # pyscipopt raises bare OSError/Exception for reader errors
             failure = error
     if failure is not None:
-        messages = [line.split("ERROR:", 1)[1].strip() for line in "".join(captured).splitlines()
-                    if "ERROR:" in line and "in function call" not in line]
+        messages = [
+            line.split("ERROR:", 1)[1].strip()
+            for line in "".join(captured).splitlines()
+            if "ERROR:" in line and "in function call" not in line
+        ]
         reason = "; ".join(messages) or str(failure)
         raise ProblemReadError(f"{path}: SCIP could not read the file ({reason})")
     if model.getNVars() == 0:
@@ -312,7 +351,8 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
         handler = cons.getConshdlrName()
         if handler not in _LINEAR_HANDLERS:
             raise UnsupportedProblemError(
-                f"{where}: constraint '{cons.name}' is of type '{handler}'; only linear constraints are supported")
+                f"{where}: constraint '{cons.name}' is of type '{handler}'; only linear constraints are supported"
+            )
         coefficients = model.getValsLinear(cons)
         rows.extend([i] * len(coefficients))
         cols.extend(index[v] for v in coefficients)
@@ -321,8 +361,13 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
         row_upper.append(model.getRhs(cons))
         row_names.append(cons.name)
     n, m = len(variables), len(row_names)
-    matrix = sp.csr_matrix((np.array(vals, dtype=float), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
-                           shape=(m, n))
+    matrix = sp.csr_matrix(
+        (
+            np.array(vals, dtype=float),
+            (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)),
+        ),
+        shape=(m, n),
+    )
     matrix.sum_duplicates()
     return Problem(
         name=name,

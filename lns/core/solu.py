@@ -3,6 +3,7 @@
 The format is SCIP's and MIPLIB's: lines ``=opt=  name  value``, ``=best=  name
 value``, ``=inf=  name`` or ``=unkn=  name``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -19,6 +19,7 @@ of p0201 with 90% of its variables fixed (about 1.3 ms each), the median solve t
 machine with 2.5 runnable processes per core, where a wake-up may wait for a core
 (``benchmarks/watchdog_overhead.py`` measures it).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,7 +27,7 @@ import queue
 import threading
 import time
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 from lns.core.interrupt import active_guard
 from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
@@ -100,8 +101,9 @@ class Watchdog:
         A solve did not return after it was asked to stop; the worker thread still runs it.
     """
 
-    def __init__(self, owner: str, grace: float = GRACE_SECONDS,
-                 patience: float = STOP_PATIENCE_SECONDS):
+    def __init__(
+        self, owner: str, grace: float = GRACE_SECONDS, patience: float = STOP_PATIENCE_SECONDS
+    ):
         if not grace > 0:
             raise ValueError(f"grace must be > 0 seconds, got {grace!r}")
         self.owner = owner
@@ -126,7 +128,8 @@ class Watchdog:
         if self.abandoned:
             raise SubSolverAbandonedError(
                 f"{self.owner}: an earlier solve did not stop when asked and was abandoned while "
-                "still running; this sub-solver cannot solve again (create a new one)")
+                "still running; this sub-solver cannot solve again (create a new one)"
+            )
         self.stop_requested = False
 
     def request_stop(self) -> None:
@@ -135,8 +138,9 @@ class Watchdog:
         self.stop_requested = True
         self._send_interrupt()
 
-    def run(self, work: Callable[[], object], time_limit: float,
-            interrupt: Callable[[], object]) -> bool:
+    def run(
+        self, work: Callable[[], object], time_limit: float, interrupt: Callable[[], object]
+    ) -> bool:
         """Run ``work()`` in the worker thread and wait for it.
 
         Parameters
@@ -179,8 +183,9 @@ class Watchdog:
             raise job.error
         return finished
 
-    def run_guarded(self, solver, work: Callable[[], object], time_limit: float,
-                    interrupt: Callable[[], object]) -> tuple[SolveStatus | None, float]:
+    def run_guarded(
+        self, solver, work: Callable[[], object], time_limit: float, interrupt: Callable[[], object]
+    ) -> tuple[SolveStatus | None, float]:
         """:meth:`run` with ``solver`` (its ``stop()``) marked as the one Ctrl-C stops.
 
         Returns
@@ -215,8 +220,9 @@ class Watchdog:
         """The job queue of the worker thread, started on first use (and again after a fork)."""
         if self._thread is None or not self._thread.is_alive():
             self._jobs = queue.SimpleQueue()
-            self._thread = threading.Thread(target=_serve, args=(self._jobs,), name="lns-subsolver",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=_serve, args=(self._jobs,), name="lns-subsolver", daemon=True
+            )
             self._thread.start()
         return self._jobs
 

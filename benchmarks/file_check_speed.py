@@ -60,7 +60,7 @@ def main() -> None:
     totals = [0.0, 0.0, 0.0]
     for path in paths[-args.largest :]:
         times = best_times(path, args.repeats)
-        totals = [t + s for t, s in zip(totals, times)]
+        totals = [t + s for t, s in zip(totals, times, strict=True)]
         scip, check, unzip = (1e3 * t for t in times)
         print(
             f"{path.name:30s} SCIP read {scip:7.1f} ms  check {check:7.1f} ms "

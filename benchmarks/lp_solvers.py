@@ -20,6 +20,7 @@ Example (about 3 minutes)::
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import statistics
 import sys
@@ -109,8 +110,9 @@ def main(argv=None):
         for method in METHODS:
             times = {}
             for label, module in modules.items():
-                solve = lambda: module.solve_lp(problem, method=method)  # noqa: E731
-                solution, times[label] = median_time(solve, args.repeats)
+                solution, times[label] = median_time(
+                    functools.partial(module.solve_lp, problem, method=method), args.repeats
+                )
             root.append(
                 f"| {name} | HiGHS {method} | {solution.objective:.4f} | "
                 + " | ".join(f"{times[n]:.3f}" for n in names)

@@ -54,8 +54,8 @@ def main(argv=None) -> None:
         "worker": ScipSubSolver(problem),
         "thread per solve": ScipSubSolver(problem),
     }
-    solvers["inline"]._watchdog.run = _inline
-    solvers["thread per solve"]._watchdog.run = _thread_per_solve
+    solvers["inline"].watchdog.run = _inline
+    solvers["thread per solve"].watchdog.run = _thread_per_solve
     start = solvers["worker"].solve(time_limit=10, seed=0, solution_limit=1).best.x
     rng = np.random.default_rng(0)
     n_fixed = int(args.fixed * len(problem.integer_indices))

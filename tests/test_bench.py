@@ -11,12 +11,12 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import knapsack, mixed_problem
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 import lns.api
 from configs import CONFIG_DIR
+from helpers import knapsack, mixed_problem
 from lns.bench import compose_matrix, expand_methods, method_names, run_matrix, shard
 from lns.bench_store import BenchStore, RunRecord
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError

@@ -3,8 +3,8 @@
 import time
 
 import numpy as np
-from helpers import knapsack
 
+from helpers import knapsack
 from heuristics.crossover import Crossover
 from heuristics.dins import DINS
 from heuristics.rins import RINS

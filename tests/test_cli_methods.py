@@ -7,8 +7,8 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import miplib
 
+from helpers import miplib
 from lns.core.problem import read_problem
 from lns.core.solution_file import read_sol
 

@@ -1,10 +1,12 @@
 """CP-SAT on the whole problem: known optima, maximisation, scaled rows, and what it refuses."""
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import knapsack, miplib, mixed_problem
 
+from helpers import knapsack, miplib, mixed_problem
 from lns.api import solve
 from lns.core import metrics
 from lns.core.cpsat_model import build_cpsat_model
@@ -38,7 +40,7 @@ def test_p0201_reaches_its_optimum_with_a_checked_trajectory():
     assert result.feasibility.feasible
     values = [v for _, v in result.trajectory]
     assert values[-1] == pytest.approx(7615)
-    assert all(a > b for a, b in zip(values, values[1:]))  # minimisation: strictly improving
+    assert all(a > b for a, b in itertools.pairwise(values))  # minimisation: strictly improving
     times = [t for t, _ in result.trajectory]
     assert times == sorted(times) and times[-1] <= result.runtime
 

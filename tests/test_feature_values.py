@@ -85,7 +85,7 @@ def test_duals_slacks_and_constraint_columns(extractor):
 def test_edge_columns(extractor):
     observation = extractor.observe(np.array([3.0, 0.0]))
     pairs = observation.edge_index.T.tolist()
-    edges = {(i, j): row for (i, j), row in zip(pairs, observation.edge_features)}
+    edges = {(i, j): row for (i, j), row in zip(pairs, observation.edge_features, strict=True)}
     assert sorted(edges) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     log2 = np.log(2)
     expected = {  # slog(a), a / ||a||, slog(a / max(1e-6, |b|)) with b = 4 (node 0) and -1 (node 1)

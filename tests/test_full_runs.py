@@ -9,8 +9,8 @@ the incumbent differs from the LP optimum (a, c, b/2), exactly {a, b} there.
 
 import numpy as np
 import pytest
-from helpers import knapsack, mixed_problem
 
+from helpers import knapsack, mixed_problem
 from lns import solve
 from lns.registry import SELECTORS
 

@@ -155,7 +155,7 @@ def test_auction_item_rows_hold_exactly_their_bids_and_bidder_rows_their_xor_gro
     problem = generate("ca")
     assert problem.sense == "maximize" and problem.n_vars == params.n_bids
     assert np.allclose(problem.objective, auction.prices) and np.all(auction.prices >= 0)
-    rows = dict(zip(problem.row_names, rows_as_sets(problem)))
+    rows = dict(zip(problem.row_names, rows_as_sets(problem), strict=True))
     for item in range(params.n_items):
         holders = frozenset(b for b, bundle in enumerate(auction.bundles) if item in bundle)
         assert rows.get(f"item{item}", frozenset()) == holders

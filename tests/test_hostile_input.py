@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import knapsack, miplib
 
+from helpers import knapsack, miplib
 from lns.api import solve
 from lns.core.config import LNSConfig
 from lns.core.errors import InvalidArgumentError, ProblemReadError

@@ -5,10 +5,10 @@ from importlib import metadata
 
 import numpy as np
 import pytest
-from helpers import knapsack, miplib
 from pyscipopt import Model
 
 import lns
+from helpers import knapsack, miplib
 from lns import solve
 from lns.core.problem import read_problem
 from lns.core.result import Result

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 import pytest
-from helpers import miplib
 
+from helpers import miplib
 from instances.generators.mis import MISParams, generate
 from lns.api import solve
 from lns.core.interrupt import InterruptGuard

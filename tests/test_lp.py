@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import knapsack, miplib, mixed_problem
 
+from helpers import knapsack, miplib, mixed_problem
 from lns.core.lp import ExtraColumns, ExtraRows, WarmLP, solve_lp
 from lns.core.problem import Problem, read_problem
 

@@ -84,11 +84,13 @@ def test_array_forms_agree_with_the_scalar_functions():
     times = np.array([0.0, 1.0, 2.0, 2.5, 4.0, 9.0])
     curves = gap_curves(trajectories, references, times)
     assert curves.shape == (3, 6)
-    expected = [[gap_at(t, p, s) for s in times] for t, p in zip(trajectories, references)]
+    expected = [
+        [gap_at(t, p, s) for s in times] for t, p in zip(trajectories, references, strict=True)
+    ]
     np.testing.assert_allclose(curves, expected)
     np.testing.assert_allclose(
         primal_integrals(trajectories, references, 10.0),
-        [primal_integral(t, p, 10.0) for t, p in zip(trajectories, references)],
+        [primal_integral(t, p, 10.0) for t, p in zip(trajectories, references, strict=True)],
     )
     # the integral is the area under the step curve (right Riemann sum on a fine grid)
     grid = np.linspace(0, 10, 100001)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-from helpers import knapsack, miplib, mixed_problem
 
+from helpers import knapsack, miplib, mixed_problem
 from lns.core.errors import ProblemReadError, UnsupportedProblemError
 from lns.core.problem import read_problem
 from lns.core.scip_subsolver import ScipSubSolver

@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 import pytest
-from helpers import miplib
 
+from helpers import miplib
 from lns.core.interrupt import DeferredSignals, InterruptGuard
 from lns.core.problem import read_problem
 from lns.core.solution_file import read_sol

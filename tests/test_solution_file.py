@@ -5,8 +5,8 @@ import threading
 
 import numpy as np
 import pytest
-from helpers import knapsack
 
+from helpers import knapsack
 from lns.api import solve
 from lns.core.errors import SolutionFileError
 from lns.core.solution_file import check_writable, read_sol, write_sol

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -12,8 +13,8 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import knapsack, miplib, mixed_problem
 
+from helpers import knapsack, miplib, mixed_problem
 from lns.core.cpsat_subsolver import CpSatSubSolver
 from lns.core.errors import UnsupportedProblemError
 from lns.core.interrupt import InterruptGuard
@@ -101,7 +102,7 @@ def test_only_strictly_better_solutions_are_reported(make, p0201, p0201_start):
     outcome = make(p0201).solve(time_limit=60, seed=0, start=p0201_start, on_found=reported.append)
     assert reported and reported == outcome.found
     objectives = [start_objective] + [found.objective for found in reported]
-    assert all(later < earlier for earlier, later in zip(objectives, objectives[1:]))  # a minimum
+    assert all(later < earlier for earlier, later in itertools.pairwise(objectives))  # a minimum
     assert all(p0201.check(found.x).feasible for found in reported)
     assert outcome.best.objective == pytest.approx(P0201_OPTIMUM)
 
@@ -148,7 +149,7 @@ def test_same_seed_and_node_limit_repeat_exactly(make, p0201, p0201_start):
     ]
     assert runs[0].status == runs[1].status
     assert [f.objective for f in runs[0].found] == [f.objective for f in runs[1].found]
-    assert all(np.array_equal(a.x, b.x) for a, b in zip(runs[0].found, runs[1].found))
+    assert all(np.array_equal(a.x, b.x) for a, b in zip(runs[0].found, runs[1].found, strict=True))
 
 
 def test_stop_from_another_thread_ends_a_long_solve_promptly(make):

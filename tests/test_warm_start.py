@@ -5,8 +5,8 @@ import re
 
 import numpy as np
 import pytest
-from helpers import miplib, mixed_problem
 
+from helpers import miplib, mixed_problem
 from lns import SolutionFileError, solve
 from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver

@@ -74,7 +74,11 @@ def override_problem(config_name: str, args: list[str]) -> str | None:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except HydraException as error:
         return _first_line(error)
-    single = [text for text, override in zip(overrides, parsed) if not override.is_sweep_override()]
+    single = [
+        text
+        for text, override in zip(overrides, parsed, strict=True)
+        if not override.is_sweep_override()
+    ]
     try:
         cfg = _compose(config_name, single)
     except (HydraException, OmegaConfBaseException) as error:

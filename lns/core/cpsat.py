@@ -67,7 +67,7 @@ def solve_cpsat(
     problem = incumbent.problem
     built = build_cpsat_model(problem, max_scale_exponent)
     if incumbent.x is not None:
-        for variable, value in zip(built.variables, incumbent.x):
+        for variable, value in zip(built.variables, incumbent.x, strict=True):
             built.model.add_hint(variable, int(round(value)))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = num_workers

@@ -102,7 +102,7 @@ def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatMod
     model.name = problem.name
     xs = [
         model.new_int_var(int(np.ceil(lb - BOUND_TOL)), int(np.floor(ub + BOUND_TOL)), name)
-        for name, lb, ub in zip(problem.var_names, problem.lower, problem.upper)
+        for name, lb, ub in zip(problem.var_names, problem.lower, problem.upper, strict=True)
     ]
     csr = problem.matrix
     for i in range(problem.n_rows):

@@ -192,7 +192,9 @@ class CpSatSubSolver(WatchedSubSolver):
         """Give the model these domains, changing only those that differ from its current ones."""
         changed = np.flatnonzero((lower != self._lower_now) | (upper != self._upper_now))
         variables = self._proto.variables
-        for j, lo, hi in zip(changed.tolist(), lower[changed].tolist(), upper[changed].tolist()):
+        for j, lo, hi in zip(
+            changed.tolist(), lower[changed].tolist(), upper[changed].tolist(), strict=True
+        ):
             domain = variables[j].domain
             domain[0], domain[1] = lo, hi
         self._lower_now[changed], self._upper_now[changed] = lower[changed], upper[changed]

@@ -325,7 +325,9 @@ class WarmLP:
 
     def change_coefficients(self, row: int, columns: np.ndarray, values: np.ndarray) -> None:
         """Set ``A[row, columns] = values`` (``row`` counts the problem's rows, then the extra ones)."""
-        for j, value in zip(np.asarray(columns).tolist(), np.asarray(values, dtype=float).tolist()):
+        for j, value in zip(
+            np.asarray(columns).tolist(), np.asarray(values, dtype=float).tolist(), strict=True
+        ):
             self._highs.changeCoeff(int(row), int(j), value)
 
     def change_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
@@ -334,6 +336,7 @@ class WarmLP:
             np.asarray(rows).tolist(),
             np.broadcast_to(lower, np.shape(rows)).tolist(),
             np.broadcast_to(upper, np.shape(rows)).tolist(),
+            strict=True,
         ):
             self._highs.changeRowBounds(int(i), float(lo), float(up))
 
@@ -345,6 +348,7 @@ class WarmLP:
             np.asarray(columns).tolist(),
             np.broadcast_to(lower, np.shape(columns)).tolist(),
             np.broadcast_to(upper, np.shape(columns)).tolist(),
+            strict=True,
         ):
             self._highs.changeColBounds(int(j), float(lo), float(up))
 

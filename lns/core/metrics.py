@@ -54,7 +54,7 @@ def _steps(trajectory: Sequence, time_limit: float) -> tuple[np.ndarray, list]:
     if np.any(np.diff(times) < 0):
         raise ValueError(f"trajectory times must be non-decreasing, got {times.tolist()}")
     keep = times <= time_limit
-    values = [v for (_, v), k in zip(trajectory, keep) if k]
+    values = [v for (_, v), k in zip(trajectory, keep, strict=True) if k]
     return np.clip(times[keep], 0.0, None), values
 
 
@@ -121,7 +121,7 @@ def gap_curves(trajectories: Sequence, references: Sequence, times: np.ndarray) 
         raise ValueError(f"{len(trajectories)} trajectories but {len(references)} references")
     times = np.asarray(times, dtype=float)
     gaps = np.ones((len(trajectories), len(times)))
-    for r, (trajectory, reference) in enumerate(zip(trajectories, references)):
+    for r, (trajectory, reference) in enumerate(zip(trajectories, references, strict=True)):
         entry_times, values = _steps(trajectory, float("inf"))
         if not values:
             continue
@@ -135,7 +135,8 @@ def primal_integrals(trajectories: Sequence, references: Sequence, time_limit: f
     if len(trajectories) != len(references):
         raise ValueError(f"{len(trajectories)} trajectories but {len(references)} references")
     return np.array(
-        [primal_integral(t, p, time_limit) for t, p in zip(trajectories, references)], dtype=float
+        [primal_integral(t, p, time_limit) for t, p in zip(trajectories, references, strict=True)],
+        dtype=float,
     )
 
 

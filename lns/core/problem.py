@@ -216,7 +216,7 @@ class Problem:
         xs = [
             model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
             for name, t, lb, ub, c in zip(
-                self.var_names, self.var_types, self.lower, self.upper, self.objective
+                self.var_names, self.var_types, self.lower, self.upper, self.objective, strict=True
             )
         ]
         # Plain Python lists: indexing numpy arrays row by row made this loop twice as slow.
@@ -229,12 +229,15 @@ class Problem:
         rhss = [None if value == np.inf else value for value in self.row_upper.tolist()]
         for i, name in enumerate(self.row_names):
             start, end = indptr[i], indptr[i + 1]
-            expr = quicksum(a * xs[j] for j, a in zip(indices[start:end], data[start:end]))
+            expr = quicksum(
+                a * xs[j] for j, a in zip(indices[start:end], data[start:end], strict=True)
+            )
             model.addCons(_ranged(expr, lhss[i], rhss[i]), name=name)
         if self.objective_offset:
             model.addObjoffset(float(self.objective_offset))
         model.setObjective(
-            quicksum(float(c) * x for c, x in zip(self.objective, xs) if c), sense=self.sense
+            quicksum(float(c) * x for c, x in zip(self.objective, xs, strict=True) if c),
+            sense=self.sense,
         )
         return model
 

@@ -83,10 +83,10 @@ class Selector(ABC):
 
     name: str = "selector"
 
-    def setup(self, problem: Problem) -> None:
+    def setup(self, problem: Problem) -> None:  # noqa: B027 (an optional hook)
         """Prepare for ``problem`` (called once before the first iteration)."""
 
-    def update(self, record) -> None:
+    def update(self, record) -> None:  # noqa: B027 (an optional hook)
         """Learn from the outcome of the iteration that used this selector's last neighborhood.
 
         ``record`` is the iteration's :class:`lns.core.result.IterationRecord` (improved or not,

@@ -100,7 +100,11 @@ def solution_lines(
         raise ValueError(
             f"format: '{format}' is not a solution format; choose one of {list(headers)}"
         )
-    nonzeros = [f"{name} {value:.15g}" for name, value in zip(problem.var_names, x) if value != 0]
+    nonzeros = [
+        f"{name} {value:.15g}"
+        for name, value in zip(problem.var_names, x, strict=True)
+        if value != 0
+    ]
     return headers[format] + nonzeros
 
 

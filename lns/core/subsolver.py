@@ -16,7 +16,7 @@ import contextlib
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ContextManager, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -185,7 +185,7 @@ class SubSolver(Protocol):
         """Ask the solve in progress to end soon. Safe from another thread; a no-op when idle."""
         ...
 
-    def session(self) -> ContextManager:
+    def session(self) -> contextlib.AbstractContextManager:
         """A block of solves of one run: state that speeds up the next solve (fixings, a model)
         may stay between them, and is undone when the block ends, also after an exception."""
         ...

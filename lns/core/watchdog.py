@@ -262,6 +262,11 @@ class WatchedSubSolver:
         self._watchdog = Watchdog(owner, grace)
         weakref.finalize(self, self._watchdog.close).atexit = False
 
+    @property
+    def watchdog(self) -> Watchdog:
+        """The :class:`Watchdog` that runs and guards this sub-solver's solves."""
+        return self._watchdog
+
     def stop(self) -> None:
         """Ask the solve in progress to end soon (thread-safe; a no-op when idle)."""
         self._watchdog.request_stop()

@@ -1,4 +1,4 @@
-"""What CL-LNS adds to an LNS iteration: feature update and inference, against the sub-solve.
+r"""What CL-LNS adds to an LNS iteration: feature update and inference, against the sub-solve.
 
 For each instance: the static features (root LP included, once per problem), then
 ``--repeats`` times the per-iteration work of the selector after an improvement (dynamic feature
@@ -8,7 +8,8 @@ at the loop's default limit (5 s). Medians are printed.
 
 Example (as reported)::
 
-    python benchmarks/cl_lns_overhead.py data/mis_test/mis_1500_test_0000.mps.gz data/mvc_test/mvc_500_test_0000.mps.gz
+    python benchmarks/cl_lns_overhead.py data/mis_test/mis_1500_test_0000.mps.gz \
+        data/mvc_test/mvc_500_test_0000.mps.gz
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def main(argv=None) -> None:
     parser.add_argument("--subsolve-limit", type=float, default=5.0)
     args = parser.parse_args(argv)
     print(
-        "| instance | vars | cons nodes | edges | static features (s) | observe (ms) | selector call (ms) "
+        "| instance | vars | cons nodes | edges | static features (s) | observe (ms) "
+        "| selector call (ms) "
         "| call, scores reused (ms) | sub-solve (s) |\n|---|---|---|---|---|---|---|---|---|"
     )
     for path in args.instances:
@@ -70,7 +72,8 @@ def main(argv=None) -> None:
             time_limit=args.subsolve_limit, seed=0, fixed=np.flatnonzero(fixed_mask), start=start
         )
         print(
-            f"| {problem.name} | {problem.n_vars} | {extractor.matrix.shape[0]} | {extractor.matrix.nnz} "
+            f"| {problem.name} | {problem.n_vars} | {extractor.matrix.shape[0]} "
+            f"| {extractor.matrix.nnz} "
             f"| {static:.3f} | {1e3 * np.median(observe):.2f} | {1e3 * np.median(calls):.1f} "
             f"| {1e3 * np.median(reused):.2f} "
             f"| {outcome.solve_time:.2f} ({outcome.status}) |",

@@ -63,14 +63,17 @@ def main(argv=None):
         ratios.append(ratio)
         overheads.append(overhead)
         print(
-            f"| {name} | {primal_gap(scip.objective, optimum):.4f} | {primal_gap(lns.objective, optimum):.4f} "
-            f"| {integrals[0]:.2f} | {integrals[1]:.2f} | {ratio:.2f} | {first} | {first_improvement} "
+            f"| {name} | {primal_gap(scip.objective, optimum):.4f} "
+            f"| {primal_gap(lns.objective, optimum):.4f} "
+            f"| {integrals[0]:.2f} | {integrals[1]:.2f} | {ratio:.2f} | {first} "
+            f"| {first_improvement} "
             f"| {len(lns.iterations)} | {100 * overhead:.1f}% |",
             flush=True,
         )
     print(
         f"\nmedian integral ratio LNS/SCIP: {statistics.median(ratios):.2f}; "
-        f"median overhead {100 * statistics.median(overheads):.1f}%, max {100 * max(overheads):.1f}%"
+        f"median overhead {100 * statistics.median(overheads):.1f}%, "
+        f"max {100 * max(overheads):.1f}%"
     )
 
 

@@ -1,11 +1,12 @@
-"""Figures for the instance generators: sizes and generation times of the presets, and how hard plain SCIP finds them.
+r"""Figures for the instance generators: preset sizes, generation times, how hard SCIP finds them.
 
 Part 1: for every class and preset, one instance (seed 0, index 0): numbers of variables, rows
 and nonzeros, seconds to generate the arrays and to write the ``.mps.gz`` (``Problem.write``:
 building the SCIP model, SCIP's MPS writer, gzip), and the file size.
 Part 2: plain SCIP (``lns.solve(path, method="scip")``) on the first instances of each class's
 ``small`` preset under a wall-clock limit; the gap between its primal and dual bound is
-``|p - d| / max(|p|, |d|)`` (:func:`lns.core.metrics.primal_gap`). LNS matters where this gap stays open.
+``|p - d| / max(|p|, |d|)`` (:func:`lns.core.metrics.primal_gap`). LNS matters where this gap
+stays open.
 
 The full run (5 classes x 2 presets, then 3 small instances x 5 classes x 60 s: about 20 minutes
 of one core)::
@@ -14,7 +15,8 @@ of one core)::
 
 Reduced::
 
-    python benchmarks/generators.py --classes mis mvc --sizes small --scip-instances 1 --time-limit 10
+    python benchmarks/generators.py --classes mis mvc --sizes small --scip-instances 1 \
+        --time-limit 10
 """
 
 from __future__ import annotations

@@ -64,8 +64,8 @@ def parse_args(argv=None):
         "--initial-time",
         type=float,
         default=20.0,
-        help="seconds of plain SCIP whose last incumbents are used (SCIP's very first solutions are "
-        "so poor that every neighborhood improves them alike)",
+        help="seconds of plain SCIP whose last incumbents are used (SCIP's very first solutions "
+        "are so poor that every neighborhood improves them alike)",
     )
     parser.add_argument(
         "--warmup-time", type=float, default=3.0, help="seconds per incumbent-generating sub-solve"
@@ -81,7 +81,7 @@ def parse_args(argv=None):
 
 
 def incumbents(problem, solver, count, k, initial_time, warmup_time, rng):
-    """The last ``count`` incumbents of plain SCIP within ``initial_time``, topped up by random LNS steps."""
+    """The last ``count`` incumbents of plain SCIP in ``initial_time``, topped up by random LNS."""
     first = solver.solve(time_limit=initial_time, seed=int(rng.integers(SEED_BOUND)))
     if not first.found:
         first = solver.solve(time_limit=600, seed=int(rng.integers(SEED_BOUND)), solution_limit=1)
@@ -103,7 +103,7 @@ def incumbents(problem, solver, count, k, initial_time, warmup_time, rng):
 
 
 def sub_solve(problem, solver, x, free, time_limit, seed):
-    """Best objective after one sub-solve freeing ``free`` around ``x`` (``f(x)`` if nothing better)."""
+    """Best objective after a sub-solve freeing ``free`` around ``x`` (``f(x)`` if none better)."""
     fixed = np.setdiff1d(problem.integer_indices, free)
     outcome = solver.solve(time_limit=time_limit, seed=seed, fixed=fixed, start=x)
     best = problem.objective_value(x)
@@ -119,7 +119,7 @@ def relative_improvement(problem, before, after):
 
 
 def measure(problem, solver, selector, x, k, sub_time, seed, rng):
-    """Selection time, iteration improvement and neighborhood improvement of one selector on ``x``."""
+    """Selection time, iteration and neighborhood improvement of one selector on ``x``."""
     before = problem.objective_value(x)
     state = SearchState(problem, x, before, deadline=time.perf_counter() + 3600)
     began = time.perf_counter()
@@ -199,8 +199,10 @@ def main(argv=None):
             lines.append(
                 f"| {name} | {label} | {k} | {np.median(column['select_time']):.3f} "
                 f"| {np.median(column['iteration']):.5f} / {np.mean(column['iteration']):.5f} "
-                f"| {np.median(column['neighborhood']):.5f} / {np.mean(column['neighborhood']):.5f} "
-                f"| {int(column['fallback'].sum())}/{len(results)} | {time_ratio:.1f} | {improvement_ratio:.2f} |"
+                f"| {np.median(column['neighborhood']):.5f} "
+                f"/ {np.mean(column['neighborhood']):.5f} "
+                f"| {int(column['fallback'].sum())}/{len(results)} | {time_ratio:.1f} "
+                f"| {improvement_ratio:.2f} |"
             )
     print("\n".join(lines))
 

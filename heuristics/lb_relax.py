@@ -139,7 +139,7 @@ class LBRelax(Selector):
         self._problem, self._lp = problem, None
 
     def deltas(self, state: SearchState, size: int) -> tuple[np.ndarray | None, dict]:
-        """``Δ_j`` for the integer variables (in ``problem.integer_indices`` order), or ``None`` if the LP failed."""
+        """``Δ_j`` of the integer variables (in ``problem.integer_indices`` order), or ``None``."""
         problem = state.problem
         if self._problem is not problem:
             self.setup(problem)

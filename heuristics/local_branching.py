@@ -99,7 +99,7 @@ class Distance:
 
 
 def absolute_value_rows(columns: np.ndarray, n: int) -> sp.csr_matrix:
-    """Rows ``x_j - d_g`` then ``-x_j - d_g`` for ``j = columns[g]``, over ``n`` variables and ``d``.
+    """Rows ``x_j - d_g`` then ``-x_j - d_g`` for ``j = columns[g]``, over ``n`` variables, ``d``.
 
     With right-hand sides ``x*_j`` and ``-x*_j`` they say ``d_g >= |x_j - x*_j|``; the
     auxiliary column ``d_g`` is column ``n + g``. Shape ``(2p, n + p)``, ``p = len(columns)``.
@@ -119,8 +119,9 @@ def require_integers(problem: Problem, selector: str) -> None:
     """Raise :class:`UnsupportedProblemError` if ``problem`` has no binary or integer variable."""
     if not problem.integer_mask.any():
         raise UnsupportedProblemError(
-            f"{problem.source or problem.name}: the {selector} selector needs binary or integer variables "
-            f"(it measures the distance to the incumbent over them), and the problem has none"
+            f"{problem.source or problem.name}: the {selector} selector needs binary or integer "
+            f"variables (it measures the distance to the incumbent over them), and the problem "
+            f"has none"
         )
 
 

@@ -1,4 +1,4 @@
-"""RINS-style neighborhoods (Danna, Rothberg & Le Pape 2005): where incumbent and root LP disagree."""
+"""RINS-style neighborhoods (Danna, Rothberg & Le Pape 2005): where incumbent and LP disagree."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class RINS(Selector):
         self._problem, self._lp = problem, None
 
     def differing(self, state: SearchState, lp_x: np.ndarray) -> np.ndarray:
-        """Mask over the integer variables: where the incumbent and the LP solution ``lp_x`` differ."""
+        """Mask over the integer variables: where the incumbent and LP solution ``lp_x`` differ."""
         candidates = state.problem.integer_indices
         return np.abs(state.incumbent[candidates] - lp_x[candidates]) > AGREEMENT_TOL
 

@@ -89,7 +89,7 @@ def method_names() -> tuple[str, ...]:
 
 
 def expand_instances(instances) -> list[Path]:
-    """Paths of ``instances``: files, glob patterns (``data/mis_small/test/*.mps.gz``) or bundled names.
+    """Paths of ``instances``: files, globs (``data/mis_small/test/*.mps.gz``) or bundled names.
 
     Raises
     ------
@@ -205,7 +205,7 @@ def compose_matrix(
 
 
 def shard(specs: list[RunSpec], index: int, count: int) -> list[RunSpec]:
-    """Every ``count``-th run starting at ``index``: the part of the matrix one parallel job runs."""
+    """Every ``count``-th run from ``index`` on: the part of the matrix one parallel job runs."""
     if count < 1 or not 0 <= index < count:
         raise LNSError(
             f"shard must be in [0, shards) with shards >= 1, got shard={index} shards={count}"
@@ -305,7 +305,7 @@ def die_with_parent(parent: int) -> None:
 
 
 def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunRecord:
-    """Run one cell in a forked child process; a child that dies or overruns is recorded as a failure.
+    """Run one cell in a forked child process; a child that dies or overruns is a failure.
 
     The child is killed ``kill_grace`` seconds after the run's time limit.
     """
@@ -423,7 +423,7 @@ def run_matrix(
 
 
 def _relative_to_cwd(path: Path) -> Path:
-    """``path`` relative to the working directory if it lies below it, so records name files portably."""
+    """``path`` relative to the working directory if below it, so records name files portably."""
     absolute = path.resolve()
     return absolute.relative_to(Path.cwd()) if absolute.is_relative_to(Path.cwd()) else path
 

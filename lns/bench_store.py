@@ -105,7 +105,7 @@ class BenchStore:
         return self.records_dir / record_name(instance, method, seed, time_limit)
 
     def get(self, instance: str, method: str, seed: int, time_limit: float) -> RunRecord | None:
-        """The stored record of that run, or ``None`` if it has not run (or its file is unreadable)."""
+        """The record of that run, or ``None`` if it has not run (or its file is unreadable)."""
         path = self.path(instance, method, seed, time_limit)
         try:
             return _parse(path)
@@ -150,7 +150,8 @@ class BenchStore:
         paths = sorted(self.records_dir.glob("*.json"))
         if not paths:
             raise LNSError(
-                f"{self.records_dir}: no run records (run lns-bench with results_dir={self.root} first)"
+                f"{self.records_dir}: no run records "
+                f"(run lns-bench with results_dir={self.root} first)"
             )
         return [_parse(path) for path in paths]
 

@@ -41,7 +41,7 @@ from lns.core.metrics import (
 
 @dataclass(frozen=True)
 class Reference:
-    """The p* of one instance: its value (``None`` if nothing is known), sense and where it comes from."""
+    """The p* of one instance: its value (``None`` if unknown), sense and where it comes from."""
 
     value: float | None
     sense: str | None
@@ -49,7 +49,7 @@ class Reference:
 
 
 def references(records: list[RunRecord]) -> dict:
-    """``{(instance_set, instance): Reference}`` from the ``.solu`` values and the runs' best objectives.
+    """``{(instance_set, instance): Reference}`` from ``.solu`` values and the best run objectives.
 
     The best value any run found wins over the ``.solu`` value only if it is strictly
     better (a ``=best=`` entry a run improved on); ties keep ``"solu"``.
@@ -117,12 +117,12 @@ class GroupMetrics:
         return best_performing_rate(self.gaps[:, complete, time_index])
 
     def wins(self) -> np.ndarray:
-        """``wins[a, b]``: complete instances where method ``a``'s primal integral is below ``b``'s."""
+        """``wins[a, b]``: complete instances where ``a``'s primal integral is below ``b``'s."""
         integrals = self.integrals[:, self.complete_instances()]
         return (integrals[:, None, :] < integrals[None, :, :]).sum(axis=2)
 
     def survival(self, threshold: float) -> np.ndarray:
-        """Survival rate per method over time, shape (methods, n_times), over each method's instances."""
+        """Survival rate over time, shape (methods, n_times), over the method's instances."""
         return np.array([survival_rate(g[~np.isnan(g[:, 0])], threshold) for g in self.gaps])
 
 
@@ -179,7 +179,10 @@ def _slug(text: str) -> str:
 
 
 def plot_group(group: GroupMetrics, out_dir: Path, threshold: float) -> tuple[Path, Path]:
-    """Write ``<set>_t<T>_gap.png`` (mean gap over time, band ±1 std over instances) and ``..._survival.png``."""
+    """Write ``<set>_t<T>_gap.png`` and ``<set>_t<T>_survival.png``.
+
+    The gap plot shows the mean gap over time, with a band of ±1 standard deviation over instances.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -205,7 +208,10 @@ def plot_group(group: GroupMetrics, out_dir: Path, threshold: float) -> tuple[Pa
         ylabel="primal gap",
         ylim=(-0.02, 1.02),
         xlim=(0, group.time_limit),
-        title=f"{group.instance_set}: mean primal gap over {len(group.instances)} instances (band: ±1 std)",
+        title=(
+            f"{group.instance_set}: mean primal gap over {len(group.instances)} instances "
+            "(band: ±1 std)"
+        ),
     )
     axes.legend()
     axes.grid(alpha=0.3)
@@ -270,7 +276,8 @@ def group_markdown(
     for instance in group.instances:
         ref = refs[(group.instance_set, instance)]
         lines.append(
-            f"| {instance} | {ref.sense or '?'} | {'–' if ref.value is None else f'{ref.value:.10g}'} "
+            f"| {instance} | {ref.sense or '?'} "
+            f"| {'–' if ref.value is None else f'{ref.value:.10g}'} "
             f"| {ref.source or 'none'} |"
         )
     problems = sorted(
@@ -378,7 +385,7 @@ def write_report(
     threshold: float = 0.01,
     n_times: int = 201,
 ) -> Path:
-    """Read a results folder and write ``report.md``, the PNG plots and ``runs.csv`` into ``out_dir``.
+    """Read a results folder; write ``report.md``, the PNG plots and ``runs.csv`` into ``out_dir``.
 
     ``runs.csv`` has one row per run: the record's fields, then ``reference`` (p*),
     ``reference_source`` (``"solu"`` or ``"best_found"``), ``gap_at_time_limit`` and

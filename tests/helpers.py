@@ -19,7 +19,7 @@ def miplib(name: str):
 def knapsack(sense: str = "maximize") -> Problem:
     """0/1 knapsack: values 10, 13, 7, 8, weights 4, 6, 3, 5, capacity 10.
 
-    The optimum takes a and b (weight 10, value 23); as a minimisation of the negated values it is -23.
+    The optimum takes a and b (weight 10, value 23); minimising the negated values, it is -23.
     """
     values = np.array([10.0, 13.0, 7.0, 8.0])
     objective = values if sense == "maximize" else -values

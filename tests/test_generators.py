@@ -1,4 +1,4 @@
-"""Instance generators: structure of each class, reproducibility, files SCIP reads back, parameter checks."""
+"""Instance generators: structure, reproducibility, files SCIP reads back, parameter checks."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def layer_of(module: str) -> tuple[int, str]:
 
 
 def imported_modules(source: str, module: str) -> list[tuple[int, str]]:
-    """``(line, module)`` for every import of a project module in ``source`` (relative ones resolved)."""
+    """``(line, module)`` of each import of a project module in ``source`` (relatives resolved)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):

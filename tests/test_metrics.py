@@ -1,4 +1,7 @@
-"""Metrics on hand-computed trajectories (Berthold 2013's primal gap and integral, survival and best rates)."""
+"""Metrics on hand-computed trajectories.
+
+Berthold (2013)'s primal gap and integral, survival and best-performing rates.
+"""
 
 import numpy as np
 import pytest

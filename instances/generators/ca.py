@@ -1,4 +1,6 @@
-"""Combinatorial auction, "arbitrary relationships" of Leyton-Brown, Pearson & Shoham (2000), as in Gasse et al. (2019).
+"""Combinatorial auction, "arbitrary relationships" of Leyton-Brown, Pearson & Shoham (2000).
+
+Generated as in Gasse et al. (2019)::
 
     max  sum_b p_b x_b   s.t.  sum_{b holds item i} x_b <= 1 for every item i,   x binary,
 
@@ -23,7 +25,7 @@ _PROPOSALS = 4
 
 @dataclass(frozen=True)
 class CAParams:
-    """Parameters of the combinatorial auction generator (names and defaults of Ecole / Gasse et al.).
+    """Parameters of the combinatorial auction generator (names, defaults: Ecole / Gasse et al.).
 
     Attributes
     ----------
@@ -34,14 +36,16 @@ class CAParams:
     min_value, max_value : float
         Common resale values of the items are uniform in ``[min_value, max_value]``.
     value_deviation : float
-        A bidder's private value of item ``i`` is ``value_i + max_value * value_deviation * (2 u_i - 1)``,
-        ``u_i`` its (uniform) interest in ``i``.
+        A bidder's private value of item ``i`` is
+        ``value_i + max_value * value_deviation * (2 u_i - 1)``, ``u_i`` its (uniform) interest in
+        ``i``.
     add_item_prob : float in [0, 1)
         After each item, another joins the bundle with this probability.
     max_n_sub_bids : int
         Substitute bids a bidder may add to its first one.
     additivity : float
-        Complementarity: a bundle of ``k`` items is priced at its private values plus ``k ** (1 + additivity)``.
+        Complementarity: a bundle of ``k`` items is priced at its private values plus
+        ``k ** (1 + additivity)``.
     budget_factor : float
         A substitute may cost at most this times the first bid.
     resale_factor : float
@@ -79,8 +83,8 @@ class CAParams:
 
 
 PRESETS = {
-    # CL-LNS: 2000 items x 4000 bids (small); large doubles both (our notes say "double", unverified).
-    # The scheme's other parameters are Gasse et al.'s / Ecole's defaults.
+    # CL-LNS: 2000 items x 4000 bids (small); large doubles both (our notes say "double",
+    # unverified). The scheme's other parameters are Gasse et al.'s / Ecole's defaults.
     "small": CAParams(n_items=2000, n_bids=4000),
     "large": CAParams(n_items=4000, n_bids=8000),
 }
@@ -107,7 +111,9 @@ class Auction:
 
 
 def generate(params: CAParams, rng: np.random.Generator, name: str = "ca") -> Problem:
-    """One auction instance (see :func:`draw_auction`): a binary variable per bid, a packing row per item and XOR group.
+    """One auction instance (see :func:`draw_auction`).
+
+    A binary variable per bid, a packing row per item and per XOR group.
 
     Parameters
     ----------
@@ -193,7 +199,7 @@ def _grow(
     bound: float,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Grow one bundle of ``size`` items from each item of ``firsts``, all at once: shape (k, size), sorted rows.
+    """Grow a bundle of ``size`` items from each item of ``firsts`` at once: (k, size), sorted rows.
 
     The next item of a bundle ``B`` is drawn with probability proportional to
     ``interest_j * sum_{i in B} c_ij`` over the items not in ``B``, by rejection: propose ``j``
@@ -212,7 +218,8 @@ def _grow(
     for step in range(1, size):
         pending = np.arange(k)
         while pending.size:
-            # _PROPOSALS proposals per bundle at once; the first accepted one is the rejection sampler's draw
+            # _PROPOSALS proposals per bundle at once; the first accepted one is the
+            # rejection sampler's draw
             shape = (pending.size, _PROPOSALS)
             proposal = np.minimum(
                 np.searchsorted(cumulative, rng.random(shape) * cumulative[-1], side="right"),
@@ -232,7 +239,10 @@ def _grow(
 def _grow_exactly(
     members: np.ndarray, interests: np.ndarray, compat: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
-    """:func:`_grow` drawing each item from the full weight vectors, O(n_items) per draw; ``members[:, 0]`` set."""
+    """:func:`_grow` drawing each item from the full weight vectors, O(n_items) per draw.
+
+    ``members[:, 0]`` is set on entry.
+    """
     k, size = members.shape
     rows = np.arange(k)
     weights = interests * compat[members[:, 0]]

@@ -32,7 +32,7 @@ def erdos_renyi(n_nodes: int, affinity: float, rng: np.random.Generator) -> np.n
 
 
 def barabasi_albert(n_nodes: int, affinity: int, rng: np.random.Generator) -> np.ndarray:
-    """Barabási–Albert preferential attachment graph (Albert & Barabási 2002), as in Gasse et al. (2019).
+    """Barabási–Albert preferential attachment graph (Albert & Barabási 2002; Gasse et al. 2019).
 
     Node ``affinity`` joins all nodes before it (a star); every later node joins ``affinity``
     distinct earlier nodes drawn with probability proportional to their degree, which gives
@@ -109,7 +109,7 @@ def greedy_clique_partition(n_nodes: int, edges: np.ndarray) -> np.ndarray:
 
 
 def _pair_from_index(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Invert ``k = i (i - 1) / 2 + j`` (``0 <= j < i``), the row-major order of the strict lower triangle."""
+    """Invert ``k = i (i - 1) / 2 + j`` (``0 <= j < i``): row-major order of the lower triangle."""
     i = np.floor((1.0 + np.sqrt(1.0 + 8.0 * k.astype(np.float64))) / 2.0).astype(np.int64)
     i -= i * (i - 1) // 2 > k
     i += (i + 1) * i // 2 <= k

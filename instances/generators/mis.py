@@ -1,4 +1,6 @@
-"""Maximum (weighted) independent set on random graphs, the MIS benchmark of Gasse et al. (2019) and CL-LNS.
+"""Maximum (weighted) independent set on random graphs.
+
+The MIS benchmark of Gasse et al. (2019) and CL-LNS::
 
     max  sum_v w_v x_v   s.t.  sum_{v in C} x_v <= 1 for every row C,   x binary,
 
@@ -56,7 +58,8 @@ class MISParams:
     def __post_init__(self):
         check_count("mis", "n_nodes", self.n_nodes, 2)
         check_choice("mis", "graph", self.graph, GRAPH_MODELS)
-        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert fewer earlier nodes
+        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert
+        # fewer earlier nodes
         most = (self.n_nodes - 1) / 2 if self.graph == "erdos_renyi" else self.n_nodes - 1
         check_range("mis", "affinity", self.affinity, 0.0, most, low_open=True)
         check_choice("mis", "formulation", self.formulation, FORMULATIONS)
@@ -68,15 +71,16 @@ class MISParams:
 
 
 PRESETS = {
-    # CL-LNS: Erdős–Rényi, 6000 nodes, affinity 4, edge formulation, unit weights (matches their released
-    # INDSET_ER_6000 files). Large: twice the nodes, our choice following the "double" rule used elsewhere.
+    # CL-LNS: Erdős–Rényi, 6000 nodes, affinity 4, edge formulation, unit weights (matches their
+    # released INDSET_ER_6000 files). Large: twice the nodes, our choice following the "double" rule
+    # used elsewhere.
     "small": MISParams(n_nodes=6000, graph="erdos_renyi", affinity=4.0),
     "large": MISParams(n_nodes=12000, graph="erdos_renyi", affinity=4.0),
 }
 
 
 def generate(params: MISParams, rng: np.random.Generator, name: str = "mis") -> Problem:
-    """One independent set instance: a binary variable per node, set-packing rows (see the module docstring).
+    """One independent set instance: a binary variable per node, set-packing rows (see above).
 
     Parameters
     ----------
@@ -112,7 +116,7 @@ def generate(params: MISParams, rng: np.random.Generator, name: str = "mis") -> 
 def _packing_rows(
     n_nodes: int, edges: np.ndarray, formulation: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column index of every nonzero: edges, or cliques (of two nodes or more) then uncovered edges."""
+    """Row and column of every nonzero: edges, or cliques (two nodes or more), uncovered edges."""
     edge_rows = np.repeat(np.arange(len(edges)), 2)
     if formulation == "edge":
         return edge_rows, edges.ravel()

@@ -1,4 +1,6 @@
-"""Minimum weighted vertex cover on Barabási–Albert graphs, the MVC benchmark of Song et al. (2020) and CL-LNS.
+"""Minimum weighted vertex cover on Barabási–Albert graphs.
+
+The MVC benchmark of Song et al. (2020) and CL-LNS:
 
 min  sum_v w_v x_v   s.t.  x_u + x_v >= 1 for every edge (u, v),   x binary.
 """
@@ -27,7 +29,8 @@ class MVCParams:
         Barabási–Albert attachment: each new node joins this many earlier nodes, so there are
         about ``affinity * n_nodes`` edges (= constraints). CL-LNS's "average degree 70" is this 70.
     graph : {"barabasi_albert", "erdos_renyi"}
-        Graph model; for Erdős–Rényi the edge probability is ``2 affinity / (n - 1)`` (same edge count).
+        Graph model; for Erdős–Rényi the edge probability is ``2 affinity / (n - 1)`` (same edge
+        count).
     weights : {"uniform", "unit"}
         Node weights U(0, 1) (as in the LB-RELAX/CL-LNS notes, ``shared/PAPERS.md``) or all 1.
     """
@@ -42,7 +45,8 @@ class MVCParams:
         check_choice("mvc", "graph", self.graph, GRAPH_MODELS)
         check_choice("mvc", "weights", self.weights, WEIGHTINGS)
         check_count("mvc", "affinity", self.affinity)
-        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert fewer earlier nodes
+        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert
+        # fewer earlier nodes
         most = (self.n_nodes - 1) / 2 if self.graph == "erdos_renyi" else self.n_nodes - 1
         if self.affinity > most:
             raise ValueError(
@@ -52,8 +56,8 @@ class MVCParams:
 
 
 PRESETS = {
-    # CL-LNS / Song et al. (2020): 1000 nodes, affinity 70 (small) and 2000 nodes (large, as PAPERS.md says;
-    # the large size is unverified against the paper text).
+    # CL-LNS / Song et al. (2020): 1000 nodes, affinity 70 (small) and 2000 nodes (large, as
+    # PAPERS.md says; the large size is unverified against the paper text).
     "small": MVCParams(n_nodes=1000, affinity=70),
     "large": MVCParams(n_nodes=2000, affinity=70),
 }

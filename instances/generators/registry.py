@@ -39,7 +39,10 @@ class ProblemClass:
     presets: Mapping[str, Any]
 
     def params(self, size: str = "small", **overrides) -> Any:
-        """The preset ``size`` with some fields replaced; unknown sizes and fields raise :class:`UnknownNameError`."""
+        """The preset ``size`` with some fields replaced.
+
+        Unknown sizes and fields raise :class:`UnknownNameError`.
+        """
         if size not in self.presets:
             raise UnknownNameError(f"{self.name} size", size, self.presets)
         fields = {field.name for field in dataclasses.fields(self.params_type)}

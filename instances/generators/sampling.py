@@ -8,7 +8,7 @@ import numpy as np
 def distinct_subsets(
     sizes: np.ndarray, population: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw, for every group ``g``, a uniform random subset of ``sizes[g]`` distinct values of ``range(population)``.
+    """For each group ``g``, a uniform random subset of ``sizes[g]`` items of ``range(population)``.
 
     Each group's values are drawn with replacement, and as many as were repeated are drawn again
     until none is; the process is symmetric in the labels of the population, so the resulting
@@ -68,6 +68,6 @@ def distinct_subsets(
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:
-    """``np.unique`` by sorting: numpy 2.4's ``np.unique`` is some fifty times slower on large int arrays."""
+    """``np.unique`` by sorting: numpy 2.4's is some fifty times slower on large int arrays."""
     values = np.sort(values)
     return values[np.concatenate([[True], values[1:] != values[:-1]])] if values.size else values

@@ -1,4 +1,4 @@
-"""Set cover (Balas & Ho 1980), generated as in Gasse et al. (2019) and Ecole's ``SetCoverGenerator``.
+"""Set cover (Balas & Ho 1980), as in Gasse et al. (2019) and Ecole's ``SetCoverGenerator``.
 
     min  sum_j c_j x_j   s.t.  sum_{j covers i} x_j >= 1 for every row i,   x binary.
 
@@ -47,7 +47,8 @@ class SCParams:
         needed = max(2 * self.n_cols, self.n_rows)
         if self.n_nonzeros < needed:
             raise ValueError(
-                f"sc: density {self.density} gives {self.n_nonzeros} nonzeros; every column needs two "
+                f"sc: density {self.density} gives {self.n_nonzeros} nonzeros; every column needs "
+                "two "
                 f"rows and every row a column, so at least {needed} (density >= "
                 f"{needed / (self.n_rows * self.n_cols):.4g})"
             )
@@ -58,9 +59,9 @@ class SCParams:
 
 
 PRESETS = {
-    # CL-LNS / LB-RELAX: 5000 constraints x 4000 variables. Density 0.05 and costs 1..100 are Gasse et al.'s
-    # values (the papers' density is not stated in our notes: our choice). Large: both dimensions doubled
-    # (our choice, like the other classes' large sets).
+    # CL-LNS / LB-RELAX: 5000 constraints x 4000 variables. Density 0.05 and costs 1..100 are Gasse
+    # et al.'s values (the papers' density is not stated in our notes: our choice). Large: both
+    # dimensions doubled (our choice, like the other classes' large sets).
     "small": SCParams(n_rows=5000, n_cols=4000, density=0.05, max_cost=100),
     "large": SCParams(n_rows=10000, n_cols=8000, density=0.05, max_cost=100),
 }

@@ -1,4 +1,4 @@
-"""Checks of generator parameters: each failure is a ``ValueError`` naming the parameter and its value."""
+"""Checks of generator parameters: a failure is a ``ValueError`` naming the parameter and value."""
 
 from __future__ import annotations
 

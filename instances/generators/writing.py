@@ -15,7 +15,7 @@ MANIFEST = "manifest.json"
 
 
 def instance_rng(seed: int, index: int) -> np.random.Generator:
-    """The generator of instance ``index`` of the set seeded ``seed``: ``SeedSequence([seed, index])``.
+    """The generator of instance ``index``, set seed ``seed``: ``SeedSequence([seed, index])``.
 
     Each instance depends on ``(seed, index)`` only, so a set can be extended, or one instance
     regenerated, without producing the others.
@@ -68,7 +68,8 @@ def write_set(
     cls = problem_class(problem)
     if not isinstance(params, cls.params_type):
         raise TypeError(
-            f"params for '{problem}' must be {cls.params_type.__name__}, got {type(params).__name__}"
+            f"params for '{problem}' must be {cls.params_type.__name__}, "
+            f"got {type(params).__name__}"
         )
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")

@@ -1,4 +1,4 @@
-"""``lns-collect``: expert data for CL-LNS (Local Branching samples), one file per instance, resumable."""
+"""``lns-collect``: CL-LNS expert data (Local Branching samples), a file per instance, resumable."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def main(cfg: DictConfig) -> None:
     config = CollectConfig(**OmegaConf.to_container(cfg.collect_limits, resolve=True))
     written = collect_files(files, cfg.out_dir, config, seed=cfg.seed)
     print(
-        f"lns-collect: {len(written)} new instance files in {cfg.out_dir} ({len(files) - len(written)} already there)"
+        f"lns-collect: {len(written)} new instance files in {cfg.out_dir} "
+        f"({len(files) - len(written)} already there)"
     )
 
 

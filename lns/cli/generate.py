@@ -1,4 +1,4 @@
-"""``lns-generate``: write a set of generated instances with its manifest; every option is a Hydra override.
+"""``lns-generate``: write a set of generated instances and its manifest (options: Hydra overrides).
 
 The presets of :mod:`instances.generators` are registered here as Hydra configs, so the parameter
 dataclasses stay the only source of the presets: ``problem=<class>`` and ``size=<preset>`` pick
@@ -18,7 +18,7 @@ from lns.cli.common import CONFIG_PATH, exit_on_error
 
 
 def register_presets(store: ConfigStore) -> None:
-    """Config groups ``problem`` and ``size`` (each sets a top-level key) and ``params`` (``<class>_<size>``)."""
+    """Config groups ``problem``, ``size`` (top-level keys) and ``params`` (``<class>_<size>``)."""
     sizes = sorted({size for cls in CLASSES.values() for size in cls.presets})
     for name in CLASSES:
         store.store(group="problem", name=name, node={"problem": name}, package="_global_")
@@ -26,7 +26,8 @@ def register_presets(store: ConfigStore) -> None:
         store.store(group="size", name=size, node={"size": size}, package="_global_")
     for cls in CLASSES.values():
         for size, preset in cls.presets.items():
-            # a plain dict: the frozen dataclass would make the node read-only; __post_init__ validates
+            # A plain dict: the frozen dataclass would make the node read-only
+            # (__post_init__ validates).
             store.store(group="params", name=f"{cls.name}_{size}", node=dataclasses.asdict(preset))
 
 

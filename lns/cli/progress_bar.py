@@ -10,7 +10,7 @@ from lns.core.result import Callback, Improvement, IterationRecord
 
 
 class ProgressBar(Callback):
-    """Redraws ``[####....]  12.3/60s  best 28249  gap 6.6%  it 155  k 3598`` at most 10 times a second."""
+    """Redraws ``[####....]  12.3/60s  best 28249  gap 6.6%  it 155  k 3598``, 10 times a second."""
 
     def __init__(
         self,
@@ -38,7 +38,7 @@ class ProgressBar(Callback):
         self._draw()
 
     def filter(self, record) -> bool:
-        """A ``logging`` filter: wipe the bar's line so that a log line printed next stands alone."""
+        """A ``logging`` filter: wipe the bar's line so that the next log line stands alone."""
         self.stream.write("\r\x1b[K")
         self.stream.flush()
         self._drawn = 0.0

@@ -114,7 +114,8 @@ def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatMod
         k = _power_of_ten(coefficients, max_scale_exponent)
         if k is None:
             raise UnsupportedProblemError(
-                f"{where}: row '{problem.row_names[i]}' has coefficients that are not integral after scaling by "
+                f"{where}: row '{problem.row_names[i]}' has coefficients that are not integral "
+                f"after scaling by "
                 f"10^{max_scale_exponent} (e.g. {coefficients[0]!r})"
             )
         scale = 10.0**k

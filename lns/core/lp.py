@@ -188,7 +188,7 @@ def solve_lp(
 
 
 def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: ExtraColumns | None):
-    """Objective (own sense), column bounds, CSR matrix and row sides of the problem with the extras."""
+    """Objective (own sense), column bounds, CSR matrix and row sides of problem and extras."""
     n, m = problem.n_vars, problem.n_rows
     p = len(extra_columns) if extra_columns is not None else 0
     objective = np.asarray(problem.objective, dtype=float)
@@ -324,7 +324,7 @@ class WarmLP:
         self._highs.passModel(lp)
 
     def change_coefficients(self, row: int, columns: np.ndarray, values: np.ndarray) -> None:
-        """Set ``A[row, columns] = values`` (``row`` counts the problem's rows, then the extra ones)."""
+        """Set ``A[row, columns] = values`` (``row`` counts the problem's rows, then the extras)."""
         for j, value in zip(
             np.asarray(columns).tolist(), np.asarray(values, dtype=float).tolist(), strict=True
         ):

@@ -60,7 +60,7 @@ class Feasibility:
 
 @dataclass(frozen=True, eq=False)
 class Problem:
-    """A mixed-integer linear program ``min/max c x + offset`` s.t. ``row_lower <= A x <= row_upper``.
+    """A MILP ``min/max c x + offset`` s.t. ``row_lower <= A x <= row_upper``.
 
     Attributes
     ----------
@@ -242,7 +242,7 @@ class Problem:
         return model
 
     def write(self, path: str | Path) -> Path:
-        """Write the problem in any format SCIP writes, chosen by the extension (``.mps``, ``.lp``, ...).
+        """Write in a format SCIP writes, chosen by the extension (``.mps``, ``.lp``, ...).
 
         A ``.gz`` suffix compresses the file (level 6: on a 44 MB set-cover file, 3x faster than
         level 9 for a 13% larger file); the gzip header carries no time stamp, so the same problem
@@ -354,7 +354,8 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
         handler = cons.getConshdlrName()
         if handler not in _LINEAR_HANDLERS:
             raise UnsupportedProblemError(
-                f"{where}: constraint '{cons.name}' is of type '{handler}'; only linear constraints are supported"
+                f"{where}: constraint '{cons.name}' is of type '{handler}'; "
+                "only linear constraints are supported"
             )
         coefficients = model.getValsLinear(cons)
         rows.extend([i] * len(coefficients))

@@ -218,10 +218,12 @@ class LocalBranching(Selector):
         left alone, and the next call builds a new sub-solver.
         """
         solver = self._solver
-        added_vars, added_conss = [], []
+        assert solver is not None, "setup() builds the sub-solver"
+        added_vars: list = []
+        added_conss: list = []
         try:
             self._add_distance_row(
-                Distance.to(solver.problem, incumbent), k, added_vars, added_conss
+                solver, Distance.to(solver.problem, incumbent), k, added_vars, added_conss
             )
             outcome = solver.solve(
                 time_limit=time_limit, seed=seed, start=incumbent, node_limit=self.node_limit
@@ -235,14 +237,15 @@ class LocalBranching(Selector):
             _remove(solver.model, added_vars, added_conss)
         return outcome
 
+    @staticmethod
     def _add_distance_row(
-        self, distance: Distance, k: int, added_vars: list, added_conss: list
+        solver: ScipSubSolver, distance: Distance, k: int, added_vars: list, added_conss: list
     ) -> None:
         """Add the row ``Δ(x) <= k`` (and the auxiliary columns of general integers) to the model,
         listing what was added in ``added_vars`` and ``added_conss``."""
         from pyscipopt import quicksum
 
-        model, x = self._solver.model, self._solver.variables
+        model, x = solver.model, solver.variables
         for j in distance.interior:
             d = model.addVar(name=f"lb_aux_{j}", vtype="C", lb=0.0, ub=None)
             added_vars.append(d)

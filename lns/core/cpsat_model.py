@@ -17,11 +17,15 @@ L. Perron, F. Didier. CP-SAT, OR-Tools (https://developers.google.com/optimizati
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from lns.core.errors import UnsupportedProblemError
 from lns.core.problem import Problem
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 #: CP-SAT works on int64; keep every bound and scaled coefficient well inside it.
 MAX_ABS_VALUE = 2.0**53
@@ -42,7 +46,7 @@ class CpsatModel:
         The CP-SAT objective is ``objective_scale * (c x)``; 1.0 when it keeps float coefficients.
     """
 
-    model: object
+    model: cp_model.CpModel
     variables: list
     objective_scale: float
 

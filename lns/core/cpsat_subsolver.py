@@ -171,7 +171,11 @@ class CpSatSubSolver(WatchedSubSolver):
         start_int = None if start is None else np.rint(start).astype(np.int64)
         try:
             self._fix(fixed, start_int)
-            if start_int is not None and not self._restrict_to_better(start_int):
+            if (
+                start is not None
+                and start_int is not None
+                and not self._restrict_to_better(start_int)
+            ):
                 best = self.problem.objective_value(start)
                 return SolveOutcome(SolveStatus.OPTIMAL, dual_bound=best)
             return self._search(time_limit, seed, start, solution_limit, node_limit, on_found)
@@ -185,6 +189,7 @@ class CpSatSubSolver(WatchedSubSolver):
     def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
         lower, upper = self._lower.copy(), self._upper.copy()
         if len(fixed):
+            assert start is not None, "fixed_indices() refuses fixings without a start"
             lower[fixed] = upper[fixed] = start[fixed]
         self._set_domains(lower, upper)
 

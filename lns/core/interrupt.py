@@ -85,6 +85,7 @@ class DeferredSignals:
         if self.run_began:
             self.note(signum)
             return
+        assert self._previous is not None, "the handler is installed only with _previous set"
         previous = self._previous[signum]
         if callable(previous):
             previous(signum, frame)

@@ -67,7 +67,7 @@ _STATUS = {
     _MODEL_STATUS.kInterrupt: "interrupted",
 }
 #: HiGHS options of each method: automatic choice, dual simplex, interior point with crossover.
-_METHOD_OPTIONS = {
+_METHOD_OPTIONS: dict[str, dict[str, str | int]] = {
     "highs": {},
     "highs-ds": {"solver": "simplex", "simplex_strategy": 1},
     "highs-ipm": {"solver": "ipm", "run_crossover": "on"},
@@ -194,7 +194,7 @@ def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: Ext
     objective = np.asarray(problem.objective, dtype=float)
     lower, upper = problem.lower, problem.upper
     matrix = sp.csr_matrix(problem.matrix)
-    if p:
+    if extra_columns is not None and p:
         objective = np.concatenate([objective, np.asarray(extra_columns.objective, dtype=float)])
         lower = np.concatenate([lower, np.asarray(extra_columns.lower, dtype=float)])
         upper = np.concatenate([upper, np.asarray(extra_columns.upper, dtype=float)])
@@ -330,7 +330,9 @@ class WarmLP:
         ):
             self._highs.changeCoeff(int(row), int(j), value)
 
-    def change_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+    def change_row_bounds(
+        self, rows: np.ndarray, lower: np.ndarray | float, upper: np.ndarray | float
+    ) -> None:
         """Set the sides of ``rows``."""
         for i, lo, up in zip(
             np.asarray(rows).tolist(),
@@ -341,7 +343,7 @@ class WarmLP:
             self._highs.changeRowBounds(int(i), float(lo), float(up))
 
     def change_column_bounds(
-        self, columns: np.ndarray, lower: np.ndarray, upper: np.ndarray
+        self, columns: np.ndarray, lower: np.ndarray | float, upper: np.ndarray | float
     ) -> None:
         """Set the bounds of ``columns`` (problem variables, then extra columns)."""
         for j, lo, up in zip(

@@ -17,6 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -237,7 +238,7 @@ class Problem:
             model.addObjoffset(float(self.objective_offset))
         model.setObjective(
             quicksum(float(c) * x for c, x in zip(self.objective, xs, strict=True) if c),
-            sense=self.sense,
+            sense=cast(Literal["minimize", "maximize"], self.sense),  # checked in __post_init__
         )
         return model
 
@@ -349,7 +350,12 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
     unknown = [v.vtype() for v in variables if v.vtype() not in _SCIP_TYPES]
     if unknown:
         raise UnsupportedProblemError(f"{where}: variable type {unknown[0]} is not supported")
-    rows, cols, vals, row_lower, row_upper, row_names = [], [], [], [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    row_lower: list[float] = []
+    row_upper: list[float] = []
+    row_names: list[str] = []
     for i, cons in enumerate(model.getConss()):
         handler = cons.getConshdlrName()
         if handler not in _LINEAR_HANDLERS:

@@ -160,12 +160,14 @@ class Result:
         """``{variable name: value}`` of the best solution, or ``None``."""
         if self.x is None:
             return None
+        assert self.problem is not None, "a result with a solution knows its problem"
         return dict(zip(self.problem.var_names, self.x.tolist(), strict=True))
 
     def write_sol(self, path: str | Path, format: str = "scip") -> Path:
         """Write the best solution in SCIP's ``.sol`` format or the MIPLIB checker's."""
         if self.x is None:
             raise ValueError(f"{self.instance}: no solution to write")
+        assert self.problem is not None and self.objective is not None, "set with x"
         return write_sol(path, self.problem, self.x, self.objective, format)
 
     def __repr__(self) -> str:

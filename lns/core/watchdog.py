@@ -47,7 +47,7 @@ class _Job:
     """
 
     def __init__(self, work: Callable[[], object]):
-        self.work = work
+        self.work: Callable[[], object] | None = work
         self.error: BaseException | None = None
         self._running = threading.Lock()
         self._running.acquire()
@@ -55,7 +55,7 @@ class _Job:
 
     def execute(self) -> None:
         try:
-            self.work()
+            self.work()  # type: ignore[misc]  # set until the job has run
         except BaseException as error:  # handed to the waiting thread, which raises it
             self.error = error
         finally:
@@ -218,7 +218,7 @@ class Watchdog:
 
     def _worker(self) -> queue.SimpleQueue:
         """The job queue of the worker thread, started on first use (and again after a fork)."""
-        if self._thread is None or not self._thread.is_alive():
+        if self._jobs is None or self._thread is None or not self._thread.is_alive():
             self._jobs = queue.SimpleQueue()
             self._thread = threading.Thread(
                 target=_serve, args=(self._jobs,), name="lns-subsolver", daemon=True

@@ -41,7 +41,7 @@ def main(argv=None) -> None:
     for path in args.instances:
         problem = read_problem(path)
         solver = ScipSubSolver(problem)
-        start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
+        start = solver.solve(time_limit=10, seed=0, solution_limit=1).found[-1].x
         began = time.perf_counter()
         extractor = FeatureExtractor(problem)
         static = time.perf_counter() - began

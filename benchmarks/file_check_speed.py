@@ -36,7 +36,7 @@ def best_times(path: Path, repeats: int) -> tuple[float, float, float]:
             started = time.perf_counter()
             step()
             best[k] = min(best[k], time.perf_counter() - started)
-    return tuple(best)
+    return best[0], best[1], best[2]
 
 
 def _scip_read(model_class, path: Path) -> None:
@@ -55,8 +55,8 @@ def main() -> None:
     parser.add_argument("--largest", type=int, default=10, help="how many of the largest files")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    paths = {Path(p) for pattern in args.files for p in glob.glob(pattern)}
-    paths = sorted(paths, key=os.path.getsize)
+    matches = {Path(p) for pattern in args.files for p in glob.glob(pattern)}
+    paths = sorted(matches, key=os.path.getsize)
     totals = [0.0, 0.0, 0.0]
     for path in paths[-args.largest :]:
         times = best_times(path, args.repeats)

@@ -36,7 +36,7 @@ from heuristics.random_selector import RandomSelector
 from instances.bundled import resolve_instance
 from lns.core.problem import read_problem
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState
+from lns.core.selection import SearchState, Selector
 from lns.core.subsolver import SEED_BOUND
 
 
@@ -146,7 +146,7 @@ def measure(problem, solver, selector, x, k, sub_time, seed, rng):
 def main(argv=None):
     args = parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    methods = {"LB": LocalBranching(time_limit=args.lb_time)}
+    methods: dict[str, Selector] = {"LB": LocalBranching(time_limit=args.lb_time)}
     methods.update({f"LB-RELAX ({variant})": LBRelax(variant=variant) for variant in args.variants})
     if args.cold:
         methods["LB-RELAX (positive, cold LP)"] = LBRelax(warm_start=False)
@@ -158,16 +158,15 @@ def main(argv=None):
     ]
     for name in args.instances:
         problem = read_problem(resolve_instance(name))
-        solver = ScipSubSolver(
-            problem, FRESH_START
-        )  # every sub-solve starts from its own start only
+        # Every sub-solve starts from its own start only.
+        solver = ScipSubSolver(problem, FRESH_START)
         k = max(2, int(round(args.fraction * len(problem.integer_indices))))
         xs = incumbents(
             problem, solver, args.incumbents, k, args.initial_time, args.warmup_time, rng
         )
         for selector in methods.values():
             selector.setup(problem)
-        rows = {label: [] for label in methods}
+        rows: dict[str, list] = {label: [] for label in methods}
         for x in xs:
             seed = int(rng.integers(SEED_BOUND))
             for label, selector in methods.items():

@@ -57,6 +57,8 @@ def parse_args(argv=None):
 def load_module(path: str):
     """The LP module at ``path``, imported under the name ``lp_before``."""
     spec = importlib.util.spec_from_file_location("lp_before", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules["lp_before"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)

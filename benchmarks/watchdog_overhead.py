@@ -54,9 +54,10 @@ def main(argv=None) -> None:
         "worker": ScipSubSolver(problem),
         "thread per solve": ScipSubSolver(problem),
     }
-    solvers["inline"].watchdog.run = _inline
-    solvers["thread per solve"].watchdog.run = _thread_per_solve
-    start = solvers["worker"].solve(time_limit=10, seed=0, solution_limit=1).best.x
+    # The variants swap the runner of their watchdog.
+    solvers["inline"].watchdog.run = _inline  # type: ignore[method-assign]
+    solvers["thread per solve"].watchdog.run = _thread_per_solve  # type: ignore[method-assign]
+    start = solvers["worker"].solve(time_limit=10, seed=0, solution_limit=1).found[-1].x
     rng = np.random.default_rng(0)
     n_fixed = int(args.fixed * len(problem.integer_indices))
     fixings = [

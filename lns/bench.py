@@ -30,6 +30,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from instances.bundled import resolve_instance
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
@@ -220,7 +221,7 @@ def execute(spec: RunSpec) -> RunRecord:
     """
     from lns.api import solve
 
-    base = dict(
+    base: dict[str, Any] = dict(
         instance_set=spec.instance_set,
         instance=spec.instance,
         instance_path=str(spec.instance_path),
@@ -273,7 +274,7 @@ def execute(spec: RunSpec) -> RunRecord:
         status=result.status,
         stop_reason=result.stop_reason,
         objective=result.objective,
-        sense=result.problem.sense,
+        sense=result.problem.sense if result.problem is not None else None,
         runtime=result.runtime,
         iterations=len(result.iterations),
         trajectory=[[float(t), float(v)] for t, v in result.trajectory],
@@ -330,7 +331,7 @@ def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunReco
         return record
     if overran:
         reason = f"killed {kill_grace:g}s after its time limit of {spec.time_limit:g}s"
-    elif child.exitcode < 0:
+    elif child.exitcode is not None and child.exitcode < 0:
         reason = f"worker process died with signal {signal.Signals(-child.exitcode).name}"
     else:
         reason = f"worker process exited with code {child.exitcode} without a record"

@@ -62,7 +62,11 @@ def references(records: list[RunRecord]) -> dict:
         sense = next((r.sense for r in runs if r.sense), None)
         known = next((r.known_optimum for r in runs if r.known_optimum is not None), None)
         found = best_found([r.objective for r in runs], sense) if sense else None
-        if found is not None and (known is None or best_found([known, found], sense) != known):
+        if (
+            sense
+            and found is not None
+            and (known is None or best_found([known, found], sense) != known)
+        ):
             result[key] = Reference(found, sense, "best_found")
         else:
             result[key] = Reference(known, sense, "solu" if known is not None else None)

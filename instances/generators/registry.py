@@ -34,7 +34,7 @@ class ProblemClass:
 
     name: str
     description: str
-    params_type: type
+    params_type: type[Any]
     generate: Callable[[Any, np.random.Generator, str], Problem]
     presets: Mapping[str, Any]
 

@@ -11,6 +11,7 @@ any of these can be rerun to resume, even beside a run still going.
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -23,7 +24,7 @@ log = logging.getLogger("lns")
 
 @hydra_app("lns-bench", "bench")
 def main(cfg: DictConfig) -> None:
-    container = OmegaConf.to_container(cfg, resolve=True)
+    container = cast(dict, OmegaConf.to_container(cfg, resolve=True))  # the root is a mapping
     specs = compose_matrix(
         container["instances"],
         container["methods"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import logging
 from pathlib import Path
+from typing import cast
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -39,7 +40,8 @@ def main(cfg: DictConfig) -> None:
     if not 0 <= cfg.shard < cfg.shards:
         raise ValueError(f"shard must be in [0, shards={cfg.shards}), got {cfg.shard}")
     files = instance_paths(cfg.instances)[cfg.shard :: cfg.shards]
-    config = CollectConfig(**OmegaConf.to_container(cfg.collect_limits, resolve=True))
+    limits = cast(dict, OmegaConf.to_container(cfg.collect_limits, resolve=True))  # a mapping node
+    config = CollectConfig(**limits)
     written = collect_files(files, cfg.out_dir, config, seed=cfg.seed)
     print(
         f"lns-collect: {len(written)} new instance files in {cfg.out_dir} "

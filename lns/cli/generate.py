@@ -8,6 +8,7 @@ dataclasses stay the only source of the presets: ``problem=<class>`` and ``size=
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import hydra
 from hydra.core.config_store import ConfigStore
@@ -38,7 +39,8 @@ register_presets(ConfigStore.instance())
 def run(cfg: DictConfig) -> dict:
     """Write the set a composed ``generate`` config describes; returns the manifest."""
     cls = problem_class(cfg.problem)
-    params = cls.params(cfg.size, **OmegaConf.to_container(cfg.params, resolve=True))
+    overrides = cast(dict, OmegaConf.to_container(cfg.params, resolve=True))  # a mapping node
+    params = cls.params(cfg.size, **overrides)
     manifest = write_set(
         cfg.problem,
         params,

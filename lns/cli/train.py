@@ -5,6 +5,8 @@ Keeps the checkpoint with the best validation loss.
 
 from __future__ import annotations
 
+from typing import cast
+
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
@@ -30,7 +32,7 @@ def main(cfg: DictConfig) -> None:
         validation_fraction=cfg.validation_fraction,
         select_by=cfg.select_by,
         seed=cfg.seed,
-        model=OmegaConf.to_container(cfg.model, resolve=True),
+        model=cast(dict, OmegaConf.to_container(cfg.model, resolve=True)),  # a mapping node
     )
     result = train(
         data, cfg.checkpoint, config, log_csv=cfg.curves, tensorboard_dir=cfg.tensorboard

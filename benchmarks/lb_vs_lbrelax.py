@@ -143,6 +143,27 @@ def measure(problem, solver, selector, x, k, sub_time, seed, rng):
     }
 
 
+def table_rows(name: str, k: int, rows: dict[str, list]) -> list[str]:
+    """One table row per method on instance ``name``, ratios taken against ``rows["LB"]``."""
+    lines = []
+    lb = rows["LB"]
+    lb_time = np.median([r["select_time"] for r in lb])
+    lb_mean = np.mean([r["iteration"] for r in lb])
+    for label, results in rows.items():
+        column = {key: np.array([r[key] for r in results]) for key in results[0]}
+        time_ratio = lb_time / np.median(column["select_time"])
+        improvement_ratio = np.mean(column["iteration"]) / lb_mean if lb_mean > 0 else float("nan")
+        lines.append(
+            f"| {name} | {label} | {k} | {np.median(column['select_time']):.3f} "
+            f"| {np.median(column['iteration']):.5f} / {np.mean(column['iteration']):.5f} "
+            f"| {np.median(column['neighborhood']):.5f} "
+            f"/ {np.mean(column['neighborhood']):.5f} "
+            f"| {int(column['fallback'].sum())}/{len(results)} | {time_ratio:.1f} "
+            f"| {improvement_ratio:.2f} |"
+        )
+    return lines
+
+
 def main(argv=None):
     args = parse_args(argv)
     rng = np.random.default_rng(args.seed)
@@ -186,23 +207,7 @@ def main(argv=None):
                     f"{name} f(x*)={problem.objective_value(x):g} {label}: {rows[label][-1]}",
                     flush=True,
                 )
-        lb = rows["LB"]
-        lb_time = np.median([r["select_time"] for r in lb])
-        lb_mean = np.mean([r["iteration"] for r in lb])
-        for label, results in rows.items():
-            column = {key: np.array([r[key] for r in results]) for key in results[0]}
-            time_ratio = lb_time / np.median(column["select_time"])
-            improvement_ratio = (
-                np.mean(column["iteration"]) / lb_mean if lb_mean > 0 else float("nan")
-            )
-            lines.append(
-                f"| {name} | {label} | {k} | {np.median(column['select_time']):.3f} "
-                f"| {np.median(column['iteration']):.5f} / {np.mean(column['iteration']):.5f} "
-                f"| {np.median(column['neighborhood']):.5f} "
-                f"/ {np.mean(column['neighborhood']):.5f} "
-                f"| {int(column['fallback'].sum())}/{len(results)} | {time_ratio:.1f} "
-                f"| {improvement_ratio:.2f} |"
-            )
+        lines.extend(table_rows(name, k, rows))
     print("\n".join(lines))
 
 

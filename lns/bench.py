@@ -219,8 +219,6 @@ def execute(spec: RunSpec) -> RunRecord:
 
     ``KeyboardInterrupt`` is not recorded: the run did not finish, and a rerun runs it.
     """
-    from lns.api import solve
-
     base: dict[str, Any] = dict(
         instance_set=spec.instance_set,
         instance=spec.instance,
@@ -232,24 +230,7 @@ def execute(spec: RunSpec) -> RunRecord:
     )
     began = time.perf_counter()
     try:
-        if spec.method in WHOLE_PROBLEM_METHODS:
-            options = spec.method_options if spec.method == "cpsat" else spec.lns_options
-            result = solve(
-                spec.instance_path,
-                method=spec.method,
-                time_limit=spec.time_limit,
-                seed=spec.seed,
-                **options,
-            )
-        else:
-            result = solve(
-                spec.instance_path,
-                spec.method,
-                time_limit=spec.time_limit,
-                seed=spec.seed,
-                selector_options=spec.method_options,
-                **spec.lns_options,
-            )
+        result = _solve(spec)
     except UnsupportedProblemError as error:
         return RunRecord(
             **base,
@@ -279,6 +260,29 @@ def execute(spec: RunSpec) -> RunRecord:
         iterations=len(result.iterations),
         trajectory=[[float(t), float(v)] for t, v in result.trajectory],
         finished_at=_now(),
+    )
+
+
+def _solve(spec: RunSpec):
+    """:func:`lns.api.solve` on one cell: a whole-problem method, or LNS with a selector."""
+    from lns.api import solve
+
+    if spec.method in WHOLE_PROBLEM_METHODS:
+        options = spec.method_options if spec.method == "cpsat" else spec.lns_options
+        return solve(
+            spec.instance_path,
+            method=spec.method,
+            time_limit=spec.time_limit,
+            seed=spec.seed,
+            **options,
+        )
+    return solve(
+        spec.instance_path,
+        spec.method,
+        time_limit=spec.time_limit,
+        seed=spec.seed,
+        selector_options=spec.method_options,
+        **spec.lns_options,
     )
 
 

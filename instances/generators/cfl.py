@@ -81,42 +81,10 @@ def generate(params: CFLParams, rng: np.random.Generator, name: str = "cfl") -> 
         Name of the problem.
     """
     nc, nf = params.n_customers, params.n_facilities
-    customers, facilities = rng.random((nc, 2)), rng.random((nf, 2))
-    demand = rng.integers(5, 35, endpoint=True, size=nc).astype(float)
-    raw_capacity = rng.integers(10, 160, endpoint=True, size=nf).astype(float)
-    fixed = np.floor(
-        rng.integers(100, 110, endpoint=True, size=nf) * np.sqrt(raw_capacity)
-        + rng.integers(0, 90, endpoint=True, size=nf)
-    )
-    distance = np.linalg.norm(customers[:, None, :] - facilities[None, :, :], axis=2)
-    transport = 10.0 * distance * demand[:, None]
-    capacity = np.floor(raw_capacity * params.ratio * demand.sum() / raw_capacity.sum())
-
+    demand, capacity, fixed, transport = _draw_data(params, rng)
     n_x = nc * nf
-    x = nf + np.arange(n_x).reshape(nc, nf)  # column of x_ij
-    y = np.arange(nf)
-    blocks = [  # (row offsets, columns, values) of each family, rows numbered within the family
-        (np.repeat(np.arange(nc), nf), x.ravel(), np.ones(n_x)),  # demand
-        (
-            np.concatenate([np.tile(np.arange(nf), nc), y]),
-            np.concatenate([x.ravel(), y]),
-            np.concatenate([np.repeat(demand, nf), -capacity]),
-        ),  # capacity
-        (np.zeros(nf, dtype=np.int64), y, capacity),  # total
-        (
-            np.repeat(np.arange(n_x), 2),
-            np.stack([x.ravel(), np.tile(y, nc)], axis=1).ravel(),
-            np.tile([1.0, -1.0], n_x),
-        ),  # link
-    ]
-    sizes = [nc, nf, 1, n_x]
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    rows = np.concatenate([r + offsets[k] for k, (r, _, _) in enumerate(blocks)])
-    cols = np.concatenate([c for _, c, _ in blocks])
-    vals = np.concatenate([v for _, _, v in blocks])
-    n, m = nf + n_x, int(offsets[-1])
-    matrix = sp.csr_matrix((vals, (rows, cols)), shape=(m, n))
-    matrix.sort_indices()
+    n = nf + n_x
+    matrix = _constraint_matrix(demand, capacity)
     inf = np.inf
     row_lower = np.concatenate([np.ones(nc), np.full(nf, -inf), [demand.sum()], np.full(n_x, -inf)])
     row_upper = np.concatenate([np.full(nc, inf), np.zeros(nf), [inf], np.zeros(n_x)])
@@ -144,3 +112,49 @@ def generate(params: CFLParams, rng: np.random.Generator, name: str = "cfl") -> 
         row_upper=row_upper,
         row_names=row_names,
     )
+
+
+def _draw_data(params: CFLParams, rng: np.random.Generator):
+    """Demands, scaled capacities, fixed costs, transport costs ``c_ij`` (see :func:`generate`)."""
+    nc, nf = params.n_customers, params.n_facilities
+    customers, facilities = rng.random((nc, 2)), rng.random((nf, 2))
+    demand = rng.integers(5, 35, endpoint=True, size=nc).astype(float)
+    raw_capacity = rng.integers(10, 160, endpoint=True, size=nf).astype(float)
+    fixed = np.floor(
+        rng.integers(100, 110, endpoint=True, size=nf) * np.sqrt(raw_capacity)
+        + rng.integers(0, 90, endpoint=True, size=nf)
+    )
+    distance = np.linalg.norm(customers[:, None, :] - facilities[None, :, :], axis=2)
+    transport = 10.0 * distance * demand[:, None]
+    capacity = np.floor(raw_capacity * params.ratio * demand.sum() / raw_capacity.sum())
+    return demand, capacity, fixed, transport
+
+
+def _constraint_matrix(demand: np.ndarray, capacity: np.ndarray) -> sp.csr_matrix:
+    """Rows demand, capacity, total capacity, link (in that order) over ``y`` then ``x``."""
+    nc, nf = len(demand), len(capacity)
+    n_x = nc * nf
+    x = nf + np.arange(n_x).reshape(nc, nf)  # column of x_ij
+    y = np.arange(nf)
+    blocks = [  # (row offsets, columns, values) of each family, rows numbered within the family
+        (np.repeat(np.arange(nc), nf), x.ravel(), np.ones(n_x)),  # demand
+        (
+            np.concatenate([np.tile(np.arange(nf), nc), y]),
+            np.concatenate([x.ravel(), y]),
+            np.concatenate([np.repeat(demand, nf), -capacity]),
+        ),  # capacity
+        (np.zeros(nf, dtype=np.int64), y, capacity),  # total
+        (
+            np.repeat(np.arange(n_x), 2),
+            np.stack([x.ravel(), np.tile(y, nc)], axis=1).ravel(),
+            np.tile([1.0, -1.0], n_x),
+        ),  # link
+    ]
+    sizes = [nc, nf, 1, n_x]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    rows = np.concatenate([r + offsets[k] for k, (r, _, _) in enumerate(blocks)])
+    cols = np.concatenate([c for _, c, _ in blocks])
+    vals = np.concatenate([v for _, _, v in blocks])
+    matrix = sp.csr_matrix((vals, (rows, cols)), shape=(int(offsets[-1]), nf + n_x))
+    matrix.sort_indices()
+    return matrix

@@ -18,6 +18,7 @@ Example (about 6 minutes on 2 cores)::
         --instances air05 seymour rout timtab1 data/bandit_mvc/mvc_small_0000.mps.gz \\
         data/bandit_sc/sc_small_0000.mps.gz --out benchmarks/results/bandit.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,11 +51,23 @@ def run_one(task: tuple[str, str, float, int]) -> dict:
     """One run of ``selector=adaptive`` with ``policy``; its trajectory and arm counts."""
     instance, policy, time_limit, seed = task
     arms = ArmCounter()
-    result = solve(instance, "adaptive", time_limit=time_limit, seed=seed,
-                   selector_options={"policy": policy}, callbacks=[arms])
-    return {"instance": instance, "policy": policy, "objective": result.objective,
-            "sense": result.problem.sense, "trajectory": [list(step) for step in result.trajectory],
-            "iterations": len(result.iterations), "arms": dict(arms.counts)}
+    result = solve(
+        instance,
+        "adaptive",
+        time_limit=time_limit,
+        seed=seed,
+        selector_options={"policy": policy},
+        callbacks=[arms],
+    )
+    return {
+        "instance": instance,
+        "policy": policy,
+        "objective": result.objective,
+        "sense": result.problem.sense,
+        "trajectory": [list(step) for step in result.trajectory],
+        "iterations": len(result.iterations),
+        "arms": dict(arms.counts),
+    }
 
 
 def run_all(instances: list[str], policies, time_limit: float, seed: int, jobs: int) -> list:
@@ -77,7 +90,8 @@ def score(runs: list, time_limit: float) -> dict:
         for run in group:
             run["reference"] = reference
             integrals[instance, run["policy"]] = primal_integral(
-                [tuple(step) for step in run["trajectory"]], reference, time_limit)
+                [tuple(step) for step in run["trajectory"]], reference, time_limit
+            )
     return integrals
 
 
@@ -86,8 +100,9 @@ def table(runs: list, integrals: dict, policies) -> str:
     lines = [f"{'instance':<28}" + "".join(f"{p:>30}" for p in policies)]
     for instance in instances:
         cells = []
-        for run in (r for p in policies for r in runs
-                    if r["instance"] == instance and r["policy"] == p):
+        for run in (
+            r for p in policies for r in runs if r["instance"] == instance and r["policy"] == p
+        ):
             top = max(run["arms"], key=run["arms"].get) if run["arms"] else "-"
             objective = "-" if run["objective"] is None else f"{run['objective']:.6g}"
             cells.append(f"{integrals[instance, run['policy']]:7.2f} {objective:>11} {top:>10}")
@@ -95,16 +110,20 @@ def table(runs: list, integrals: dict, policies) -> str:
     matrix = np.array([[integrals[i, p] for p in policies] for i in instances])
     wins = (matrix <= matrix.min(axis=1, keepdims=True) + 1e-9).sum(axis=0)
     sgm = np.exp(np.log(matrix + 1).mean(axis=0)) - 1
-    for label, values in (("mean primal integral", matrix.mean(axis=0)), ("sgm (shift 1)", sgm),
-                          ("wins", wins)):
+    for label, values in (
+        ("mean primal integral", matrix.mean(axis=0)),
+        ("sgm (shift 1)", sgm),
+        ("wins", wins),
+    ):
         lines.append(f"{label:<28}" + "".join(f"{v:>30.2f}" for v in values))
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", nargs="+", required=True,
-                        help="files or names of bundled MIPLIB instances")
+    parser.add_argument(
+        "--instances", nargs="+", required=True, help="files or names of bundled MIPLIB instances"
+    )
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES)
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=0)
@@ -116,8 +135,13 @@ def main() -> None:
     integrals = score(runs, args.time_limit)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"arguments": vars(args) | {"out": str(args.out)},
-                                        "runs": runs}, indent=1, default=str))
+        args.out.write_text(
+            json.dumps(
+                {"arguments": vars(args) | {"out": str(args.out)}, "runs": runs},
+                indent=1,
+                default=str,
+            )
+        )
     print(table(runs, integrals, args.policies))
 
 

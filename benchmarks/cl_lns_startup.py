@@ -118,14 +118,23 @@ def parts(instance: str, repeats: int, checkpoint: str) -> list:
     seconds, extractor = _timed(lambda: FeatureExtractor(problem))
     rows.append(("root LP and static features", seconds))
     with ThreadpoolController().limit(limits=1, user_api="blas"):  # as the selector (threads=1)
-        seconds, cache = _timed(lambda: policy.graph_cache(
-            extractor.edge_index, extractor.edge_features, problem.n_vars,
-            extractor.matrix.shape[0]))
+        seconds, cache = _timed(
+            lambda: policy.graph_cache(
+                extractor.edge_index,
+                extractor.edge_features,
+                problem.n_vars,
+                extractor.matrix.shape[0],
+            )
+        )
         rows.append(("graph cache (once per problem)", seconds))
         seconds, observation = _timed(lambda: extractor.observe(start, [start, start]), repeats)
         rows.append(("dynamic features (per call)", seconds))
-        seconds, scores = _timed(lambda: policy.scores(
-            observation.variable_features, observation.constraint_features, cache), repeats)
+        seconds, scores = _timed(
+            lambda: policy.scores(
+                observation.variable_features, observation.constraint_features, cache
+            ),
+            repeats,
+        )
     rows.append(("inference, numpy, 1 BLAS thread (per call)", seconds))
     free = np.argsort(-scores[problem.integer_indices], kind="stable")[
         : int(0.2 * len(problem.integer_indices))

@@ -8,6 +8,7 @@ Example (as reported)::
 
     python benchmarks/complete_worker.py --instances p0201 stein45 air05 --time-limit 20
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,13 +30,22 @@ def main(argv=None) -> None:
     for instance in args.instances:
         for seed in args.seeds:
             for complete in (False, True):
-                result = solve(instance, workers=2, complete_worker=complete,
-                               time_limit=args.time_limit, seed=seed)
-                workers = ", ".join(f"{w.selector}: {w.improvements} ({w.stop_reason})"
-                                    for w in result.workers)
+                result = solve(
+                    instance,
+                    workers=2,
+                    complete_worker=complete,
+                    time_limit=args.time_limit,
+                    seed=seed,
+                )
+                workers = ", ".join(
+                    f"{w.selector}: {w.improvements} ({w.stop_reason})" for w in result.workers
+                )
                 kind = "lns + complete" if complete else "2 lns"
-                print(f"{instance:8s}  {seed:4d}  {kind:16s}  {result.status:8s}  "
-                      f"{result.objective:9g}  {result.runtime:6.1f}s  {workers}", flush=True)
+                print(
+                    f"{instance:8s}  {seed:4d}  {kind:16s}  {result.status:8s}  "
+                    f"{result.objective:9g}  {result.runtime:6.1f}s  {workers}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

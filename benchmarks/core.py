@@ -11,6 +11,7 @@ and its ``freeTransform()`` after each solve.
     python benchmarks/core.py                       # open MIPLIB set, 60 s: about 18 minutes
     python benchmarks/core.py --instances air05 seymour --time-limit 60
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,17 @@ from lns.api import solve
 from lns.core.metrics import primal_gap, primal_integral
 from lns.core.solu import known_objective
 
-OPEN_MIPLIB = ["air05", "seymour", "swath", "mas74", "rout", "timtab1", "danoint", "pk1", "dano3mip"]
+OPEN_MIPLIB = [
+    "air05",
+    "seymour",
+    "swath",
+    "mas74",
+    "rout",
+    "timtab1",
+    "danoint",
+    "pk1",
+    "dano3mip",
+]
 
 
 def main(argv=None):
@@ -32,8 +43,10 @@ def main(argv=None):
     parser.add_argument("--selector", default="random")
     args = parser.parse_args(argv)
     T = args.time_limit
-    print(f"| instance | SCIP gap | LNS gap | SCIP integral | LNS integral | ratio | first sol (s) "
-          f"| first improvement (s) | iterations | overhead |")
+    print(
+        "| instance | SCIP gap | LNS gap | SCIP integral | LNS integral | ratio | first sol (s) "
+        "| first improvement (s) | iterations | overhead |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     ratios, overheads = [], []
     for name in args.instances:
@@ -49,11 +62,19 @@ def main(argv=None):
         first_improvement = f"{improvements[0]:.2f}" if improvements else "-"
         ratios.append(ratio)
         overheads.append(overhead)
-        print(f"| {name} | {primal_gap(scip.objective, optimum):.4f} | {primal_gap(lns.objective, optimum):.4f} "
-              f"| {integrals[0]:.2f} | {integrals[1]:.2f} | {ratio:.2f} | {first} | {first_improvement} "
-              f"| {len(lns.iterations)} | {100 * overhead:.1f}% |", flush=True)
-    print(f"\nmedian integral ratio LNS/SCIP: {statistics.median(ratios):.2f}; "
-          f"median overhead {100 * statistics.median(overheads):.1f}%, max {100 * max(overheads):.1f}%")
+        print(
+            f"| {name} | {primal_gap(scip.objective, optimum):.4f} "
+            f"| {primal_gap(lns.objective, optimum):.4f} "
+            f"| {integrals[0]:.2f} | {integrals[1]:.2f} | {ratio:.2f} | {first} "
+            f"| {first_improvement} "
+            f"| {len(lns.iterations)} | {100 * overhead:.1f}% |",
+            flush=True,
+        )
+    print(
+        f"\nmedian integral ratio LNS/SCIP: {statistics.median(ratios):.2f}; "
+        f"median overhead {100 * statistics.median(overheads):.1f}%, "
+        f"max {100 * max(overheads):.1f}%"
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ behind the default ``start`` (about 4 minutes each), then their summary::
 
 Results: ``benchmarks/results/fast_start_*.json`` (figures in :mod:`lns.core.start`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,12 +33,19 @@ from lns.core.problem import read_problem
 from lns.core.solu import known_objective
 from lns.core.start import STARTS
 
-INSTANCES = ("data/fs_mis/mis_small_0000.mps.gz", "data/fs_mvc/mvc_small_0000.mps.gz",
-             "data/fs_sc/sc_small_0000.mps.gz", "data/fs_ca/ca_small_0000.mps.gz",
-             "instances/miplib/air05.mps.gz", "instances/miplib/seymour.mps.gz",
-             "instances/miplib2017/glass-sc.mps.gz")
-GENERATE = ("PYTHONPATH=$PWD lns-generate problem={p} size=small n=1 seed=7 out_dir=data/fs_{p}  "
-            "(p in mis, mvc, sc, ca)")
+INSTANCES = (
+    "data/fs_mis/mis_small_0000.mps.gz",
+    "data/fs_mvc/mvc_small_0000.mps.gz",
+    "data/fs_sc/sc_small_0000.mps.gz",
+    "data/fs_ca/ca_small_0000.mps.gz",
+    "instances/miplib/air05.mps.gz",
+    "instances/miplib/seymour.mps.gz",
+    "instances/miplib2017/glass-sc.mps.gz",
+)
+GENERATE = (
+    "PYTHONPATH=$PWD lns-generate problem={p} size=small n=1 seed=7 out_dir=data/fs_{p}  "
+    "(p in mis, mvc, sc, ca)"
+)
 
 
 def run_one(instance: str, start: str, time_limit: float, seed: int, stall: list) -> None:
@@ -45,19 +53,49 @@ def run_one(instance: str, start: str, time_limit: float, seed: int, stall: list
     from lns.api import solve
 
     floor, factor, share = stall
-    result = solve(instance, "random", time_limit=time_limit, seed=seed, start=start,
-                   start_stall_floor=floor, start_stall_factor=factor, start_max_share=share)
-    print(json.dumps({"trajectory": [list(p) for p in result.trajectory],
-                      "objective": result.objective, "iterations": len(result.iterations),
-                      "stop_reason": str(result.stop_reason)}))
+    result = solve(
+        instance,
+        "random",
+        time_limit=time_limit,
+        seed=seed,
+        start=start,
+        start_stall_floor=floor,
+        start_stall_factor=factor,
+        start_max_share=share,
+    )
+    print(
+        json.dumps(
+            {
+                "trajectory": [list(p) for p in result.trajectory],
+                "objective": result.objective,
+                "iterations": len(result.iterations),
+                "stop_reason": str(result.stop_reason),
+            }
+        )
+    )
 
 
 def side_by_side(instance: str, starts: list, time_limit: float, seed: int, stall: list) -> dict:
     """Every start on ``instance`` at once, one process each: ``{start: run}``."""
-    processes = {start: subprocess.Popen(
-        [sys.executable, __file__, "--child", instance, start, str(time_limit), str(seed),
-         "--stall", *map(str, stall)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for start in starts}
+    processes = {
+        start: subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                instance,
+                start,
+                str(time_limit),
+                str(seed),
+                "--stall",
+                *map(str, stall),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        for start in starts
+    }
     runs = {}
     for start, process in processes.items():
         out, _ = process.communicate(timeout=time_limit + 120)
@@ -80,7 +118,9 @@ def measures(runs: dict, reference: float, time_limit: float) -> dict:
             "within_1pct": first_time_within(trajectory, reference, 0.01),
             "integral": primal_integral(trajectory, reference, time_limit),
             "final_gap": primal_gap(run["objective"], reference),
-            "iterations": run["iterations"], "stop_reason": run["stop_reason"]}
+            "iterations": run["iterations"],
+            "stop_reason": run["stop_reason"],
+        }
     return table
 
 
@@ -92,19 +132,30 @@ def reference_of(instance: str, runs: dict) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Instances: "
-                                     + GENERATE)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0] + " Instances: " + GENERATE
+    )
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--starts", nargs="+", default=list(STARTS), choices=STARTS)
     config = LNSConfig()
-    parser.add_argument("--stall", nargs=3, type=float, metavar=("FLOOR", "FACTOR", "SHARE"),
-                        default=[config.start_stall_floor, config.start_stall_factor,
-                                 config.start_max_share], help="the stall rule (StallRule)")
+    parser.add_argument(
+        "--stall",
+        nargs=3,
+        type=float,
+        metavar=("FLOOR", "FACTOR", "SHARE"),
+        default=[config.start_stall_floor, config.start_stall_factor, config.start_max_share],
+        help="the stall rule (StallRule)",
+    )
     parser.add_argument("--instances", nargs="+", default=list(INSTANCES))
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--summarize", nargs="+", type=Path, metavar="JSON",
-                        help="print the summary of earlier --out files (e.g. of several seeds)")
+    parser.add_argument(
+        "--summarize",
+        nargs="+",
+        type=Path,
+        metavar="JSON",
+        help="print the summary of earlier --out files (e.g. of several seeds)",
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -116,22 +167,33 @@ def main() -> None:
     for instance in args.instances:
         runs = side_by_side(instance, args.starts, args.time_limit, args.seed, args.stall)
         reference = reference_of(instance, runs)
-        results[instance] = {"reference": reference,
-                             "starts": measures(runs, reference, args.time_limit)}
+        results[instance] = {
+            "reference": reference,
+            "starts": measures(runs, reference, args.time_limit),
+        }
         print_table(Path(instance).name, results[instance]["starts"])
     print_summary([results])
     if args.out is not None:
-        args.out.write_text(json.dumps({"time_limit": args.time_limit, "seed": args.seed,
-                                        "stall": args.stall,
-                                        "results": results}, indent=1))
+        args.out.write_text(
+            json.dumps(
+                {
+                    "time_limit": args.time_limit,
+                    "seed": args.seed,
+                    "stall": args.stall,
+                    "results": results,
+                },
+                indent=1,
+            )
+        )
 
 
 def print_summary(runs: list) -> None:
     """Per start over every (instance, seed): shifted geometric mean (shift 1) of the primal
     integrals, and wins (the smallest integral, ties shared)."""
     tables = [result["starts"] for results in runs for result in results.values()]
-    integrals = {start: np.array([table[start]["integral"] for table in tables])
-                 for start in tables[0]}
+    integrals = {
+        start: np.array([table[start]["integral"] for table in tables]) for start in tables[0]
+    }
     best = np.min(np.stack(list(integrals.values())), axis=0)
     print(f"summary over {len(tables)} runs")
     for start, values in integrals.items():
@@ -145,9 +207,12 @@ def print_table(name: str, table: dict) -> None:
 
     print(f"{name}")
     for start, row in table.items():
-        print(f"  {start:12s} first {fmt(row['first']):>6s}s"
-              f"  within 1% {fmt(row['within_1pct']):>6s}s  integral {row['integral']:6.2f}  final gap {100 * row['final_gap']:6.2f}%"
-              f"  iterations {row['iterations']} ({row['stop_reason']})", flush=True)
+        print(
+            f"  {start:12s} first {fmt(row['first']):>6s}s"
+            f"  within 1% {fmt(row['within_1pct']):>6s}s  integral {row['integral']:6.2f}  final gap {100 * row['final_gap']:6.2f}%"
+            f"  iterations {row['iterations']} ({row['stop_reason']})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ hits both alike), and prints the ratio per file and in total. Example::
     python benchmarks/file_check_speed.py --files "instances/miplib/*.mps*" \\
         "../shared/instances/miplib2017/*.mps.gz" --largest 10
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,13 +27,16 @@ def best_times(path: Path, repeats: int) -> tuple[float, float, float]:
 
     best = [float("inf")] * 3
     for _ in range(repeats):
-        steps = (lambda: _scip_read(Model, path), lambda: check_file_numbers(path),
-                 lambda: _decompress(path))
+        steps = (
+            lambda: _scip_read(Model, path),
+            lambda: check_file_numbers(path),
+            lambda: _decompress(path),
+        )
         for k, step in enumerate(steps):
             started = time.perf_counter()
             step()
             best[k] = min(best[k], time.perf_counter() - started)
-    return tuple(best)
+    return best[0], best[1], best[2]
 
 
 def _scip_read(model_class, path: Path) -> None:
@@ -51,18 +55,22 @@ def main() -> None:
     parser.add_argument("--largest", type=int, default=10, help="how many of the largest files")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    paths = {Path(p) for pattern in args.files for p in glob.glob(pattern)}
-    paths = sorted(paths, key=os.path.getsize)
+    matches = {Path(p) for pattern in args.files for p in glob.glob(pattern)}
+    paths = sorted(matches, key=os.path.getsize)
     totals = [0.0, 0.0, 0.0]
-    for path in paths[-args.largest:]:
+    for path in paths[-args.largest :]:
         times = best_times(path, args.repeats)
-        totals = [t + s for t, s in zip(totals, times)]
+        totals = [t + s for t, s in zip(totals, times, strict=True)]
         scip, check, unzip = (1e3 * t for t in times)
-        print(f"{path.name:30s} SCIP read {scip:7.1f} ms  check {check:7.1f} ms "
-              f"(decompression {unzip:5.1f} ms)  ratio {check / scip:.2f}")
+        print(
+            f"{path.name:30s} SCIP read {scip:7.1f} ms  check {check:7.1f} ms "
+            f"(decompression {unzip:5.1f} ms)  ratio {check / scip:.2f}"
+        )
     scip, check, unzip = totals
-    print(f"total: SCIP read {1e3 * scip:.0f} ms, check {1e3 * check:.0f} ms, "
-          f"ratio {check / scip:.2f} ({(check - unzip) / scip:.2f} without decompression)")
+    print(
+        f"total: SCIP read {1e3 * scip:.0f} ms, check {1e3 * check:.0f} ms, "
+        f"ratio {check / scip:.2f} ({(check - unzip) / scip:.2f} without decompression)"
+    )
 
 
 if __name__ == "__main__":

@@ -16,9 +16,11 @@ Example (about 3 minutes)::
     git show ac26bdc:lns/core/lp.py > /tmp/lp_scipy.py
     python benchmarks/lp_solvers.py --instances air05 seymour --before /tmp/lp_scipy.py
 """
+
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import statistics
 import sys
@@ -40,8 +42,12 @@ from lns.core.scip_subsolver import ScipSubSolver
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", nargs="+", default=["air05", "seymour"])
-    parser.add_argument("--fraction", type=float, default=0.2, help="k as a fraction of the integer variables")
-    parser.add_argument("--initial-time", type=float, default=20.0, help="seconds of plain SCIP for the incumbents")
+    parser.add_argument(
+        "--fraction", type=float, default=0.2, help="k as a fraction of the integer variables"
+    )
+    parser.add_argument(
+        "--initial-time", type=float, default=20.0, help="seconds of plain SCIP for the incumbents"
+    )
     parser.add_argument("--incumbents", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3, help="solves per timing (median shown)")
     parser.add_argument("--before", help="an earlier lns/core/lp.py to time side by side")
@@ -51,6 +57,8 @@ def parse_args(argv=None):
 def load_module(path: str):
     """The LP module at ``path``, imported under the name ``lp_before``."""
     spec = importlib.util.spec_from_file_location("lp_before", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules["lp_before"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -87,11 +95,15 @@ def main(argv=None):
     if args.before:
         modules = {"before": load_module(args.before), **modules}
     names = list(modules)
-    root = [f"| instance | solver | objective | {' | '.join(f'{n} (s)' for n in names)} |",
-            "|---|---|---|" + "---|" * len(names)]
+    root = [
+        f"| instance | solver | objective | {' | '.join(f'{n} (s)' for n in names)} |",
+        "|---|---|---|" + "---|" * len(names),
+    ]
     hot_columns = " | ".join(f"hot {n} (s)" for n in names)
-    local = [f"| instance | incumbent | cold (s) | {hot_columns} | same objective |",
-             "|---|---|---|" + "---|" * len(names) + "---|"]
+    local = [
+        f"| instance | incumbent | cold (s) | {hot_columns} | same objective |",
+        "|---|---|---|" + "---|" * len(names) + "---|",
+    ]
     for name in args.instances:
         problem = read_problem(resolve_instance(name))
         objective, seconds = scip_lp(problem)
@@ -100,12 +112,16 @@ def main(argv=None):
         for method in METHODS:
             times = {}
             for label, module in modules.items():
-                solve = lambda: module.solve_lp(problem, method=method)  # noqa: E731
-                solution, times[label] = median_time(solve, args.repeats)
-            root.append(f"| {name} | HiGHS {method} | {solution.objective:.4f} | "
-                        + " | ".join(f"{times[n]:.3f}" for n in names) + " |")
+                solution, times[label] = median_time(
+                    functools.partial(module.solve_lp, problem, method=method), args.repeats
+                )
+            root.append(
+                f"| {name} | HiGHS {method} | {solution.objective:.4f} | "
+                + " | ".join(f"{times[n]:.3f}" for n in names)
+                + " |"
+            )
         outcome = ScipSubSolver(problem).solve(time_limit=args.initial_time, seed=0)
-        xs = [s.x for s in outcome.found][-args.incumbents:]
+        xs = [s.x for s in outcome.found][-args.incumbents :]
         k = max(2, int(round(args.fraction * len(problem.integer_indices))))
         hot_lps = {label: distance_lp(problem, module) for label, module in modules.items()}
         for x in xs:
@@ -113,14 +129,20 @@ def main(argv=None):
             columns, rows = distance.lp_rows(k)
             cold = current_lp.solve_lp(problem, extra_rows=rows, extra_columns=columns)
             hot = {label: lp.solve(distance, k, None) for label, lp in hot_lps.items()}
-            same = all(np.isclose(cold.objective, h.objective, rtol=1e-7, atol=1e-6)
-                       for h in hot.values())
-            local.append(f"| {name} | {problem.objective_value(x):g} | {cold.solve_time:.3f} | "
-                         + " | ".join(f"{hot[n].solve_time:.3f}" for n in names) + f" | {same} |")
+            same = all(
+                np.isclose(cold.objective, h.objective, rtol=1e-7, atol=1e-6) for h in hot.values()
+            )
+            local.append(
+                f"| {name} | {problem.objective_value(x):g} | {cold.solve_time:.3f} | "
+                + " | ".join(f"{hot[n].solve_time:.3f}" for n in names)
+                + f" | {same} |"
+            )
     print("\n".join(root))
     print()
-    print(f"Local Branching LP, k = {args.fraction:g} of the integer variables "
-          "(the first hot solve starts from scratch):")
+    print(
+        f"Local Branching LP, k = {args.fraction:g} of the integer variables "
+        "(the first hot solve starts from scratch):"
+    )
     print("\n".join(local))
 
 

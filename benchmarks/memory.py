@@ -19,6 +19,7 @@ The last line gives the RSS growth per thousand iterations after the first thous
     python benchmarks/memory.py --mode pyscipopt --iterations 2000
     python benchmarks/memory.py --mode pyscipopt --iterations 2000 --collect 10 --trim 10
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,7 @@ class MemoryLog(Callback):
         self.process = psutil.Process()
         self.began = time.perf_counter()
         self.rss = {0: self.megabytes()}
-        print(f"| iteration | RSS (MB) | change (MB) | SCIP allocated (MB) | seconds |")
+        print("| iteration | RSS (MB) | change (MB) | SCIP allocated (MB) | seconds |")
         print("|---|---|---|---|---|")
         print(f"| 0 | {self.rss[0]:.1f} | | | 0 |", flush=True)
 
@@ -56,8 +57,11 @@ class MemoryLog(Callback):
         last = self.rss[max(self.rss)]
         self.rss[iteration] = rss = self.megabytes()
         scip = f"{model.getMemTotal() / 2**20:.1f}" if model is not None else "-"
-        print(f"| {iteration} | {rss:.1f} | {rss - last:+.1f} | {scip} "
-              f"| {time.perf_counter() - self.began:.0f} |", flush=True)
+        print(
+            f"| {iteration} | {rss:.1f} | {rss - last:+.1f} | {scip} "
+            f"| {time.perf_counter() - self.began:.0f} |",
+            flush=True,
+        )
 
     def summary(self) -> str:
         last = max(self.rss)
@@ -71,9 +75,15 @@ class MemoryLog(Callback):
 
 
 def run_solve(args, memory: MemoryLog) -> None:
-    solve(resolve_instance(args.instance), args.selector, time_limit=None, seed=args.seed,
-          iteration_limit=args.iterations, iteration_node_limit=args.node_limit,
-          callbacks=[memory])
+    solve(
+        resolve_instance(args.instance),
+        args.selector,
+        time_limit=None,
+        seed=args.seed,
+        iteration_limit=args.iterations,
+        iteration_node_limit=args.node_limit,
+        callbacks=[memory],
+    )
 
 
 def run_subsolver(args, memory: MemoryLog) -> None:
@@ -87,8 +97,9 @@ def run_subsolver(args, memory: MemoryLog) -> None:
     with solver.keeping_fixings():
         for iteration in range(1, args.iterations + 1):
             fixed = rng.permutation(integers)[: round(len(integers) * (1 - args.free_fraction))]
-            outcome = solver.solve(time_limit=1e20, seed=iteration, fixed=fixed, start=x,
-                                   node_limit=args.node_limit)
+            outcome = solver.solve(
+                time_limit=1e20, seed=iteration, fixed=fixed, start=x, node_limit=args.node_limit
+            )
             if outcome.best is not None:
                 x = outcome.best.x
             memory.at(iteration, model)
@@ -98,7 +109,6 @@ def _first_solution(outcome) -> np.ndarray:
     if outcome.best is None:
         raise SystemExit(f"SCIP found no first solution ({outcome.status})")
     return outcome.best.x
-
 
 
 def run_pyscipopt(args, memory: MemoryLog) -> None:
@@ -139,8 +149,12 @@ def run_pyscipopt(args, memory: MemoryLog) -> None:
             model.chgVarLb(variables[j], lower[j])
             model.chgVarUb(variables[j], upper[j])
         memory.at(iteration, model)
-    print("\nmilliseconds per iteration: " + ", ".join(
-        f"{name} {1000 * total / args.iterations:.2f}" for name, total in seconds.items()))
+    print(
+        "\nmilliseconds per iteration: "
+        + ", ".join(
+            f"{name} {1000 * total / args.iterations:.2f}" for name, total in seconds.items()
+        )
+    )
 
 
 RUNS = {"solve": run_solve, "subsolver": run_subsolver, "pyscipopt": run_pyscipopt}
@@ -155,12 +169,26 @@ def main(argv=None):
     parser.add_argument("--node-limit", type=int, default=50, help="per sub-solve")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--selector", default="random", help="mode solve")
-    parser.add_argument("--free-fraction", type=float, default=0.5,
-                        help="share of integer variables left free (modes subsolver, pyscipopt)")
-    parser.add_argument("--collect", type=int, default=0, metavar="K",
-                        help="mode pyscipopt: collect SCIP's memory garbage after every K-th solve")
-    parser.add_argument("--trim", type=int, default=0, metavar="K",
-                        help="mode pyscipopt: trim the C heap (malloc_trim) after every K-th solve")
+    parser.add_argument(
+        "--free-fraction",
+        type=float,
+        default=0.5,
+        help="share of integer variables left free (modes subsolver, pyscipopt)",
+    )
+    parser.add_argument(
+        "--collect",
+        type=int,
+        default=0,
+        metavar="K",
+        help="mode pyscipopt: collect SCIP's memory garbage after every K-th solve",
+    )
+    parser.add_argument(
+        "--trim",
+        type=int,
+        default=0,
+        metavar="K",
+        help="mode pyscipopt: trim the C heap (malloc_trim) after every K-th solve",
+    )
     args = parser.parse_args(argv)
     memory = MemoryLog(args.every)
     RUNS[args.mode](args, memory)

@@ -17,6 +17,7 @@ the run measures the exchange's cost, not the speed-up. Example (as reported)::
     python benchmarks/portfolio_sync.py --instance instances/miplib/air05.mps.gz \\
         --workers 1 2 4 8 --time-limit 20
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,21 +53,34 @@ def run_portfolio(path: str, workers: int, time_limit: float, seed: int) -> dict
     started = time.perf_counter()
     incumbent = Incumbent(problem, started)
     make = functools.partial(named_sub_solver, "scip")
-    portfolio = Portfolio(problem, [make_selector("random")] * workers, make, config=config,
-                          seed=seed, stop=MaxRuntime(time_limit), started=started)
+    portfolio = Portfolio(
+        problem,
+        [make_selector("random")] * workers,
+        make,
+        config=config,
+        seed=seed,
+        stop=MaxRuntime(time_limit),
+        started=started,
+    )
     with portfolio:
         sub_solver = named_sub_solver("scip", problem, config, model)
-        sub_solver.solve(time_limit=time_limit, seed=seed, solution_limit=1,
-                         on_found=incumbent.offer_found)
+        sub_solver.solve(
+            time_limit=time_limit, seed=seed, solution_limit=1, on_found=incumbent.offer_found
+        )
         began = time.perf_counter()
         records, reason = portfolio.run(incumbent)
         wall = time.perf_counter() - began
     stats = [w for w in portfolio.workers if w is not None]
-    return {"workers": workers, "wall": wall, "iterations": len(records),
-            "worker_share": sum(w.exchange_time for w in stats) / sum(w.time for w in stats),
-            "main_share": portfolio.exchange_time / wall,
-            "exchanged": len(incumbent.trajectory) - 1, "objective": incumbent.objective,
-            "reason": str(reason)}
+    return {
+        "workers": workers,
+        "wall": wall,
+        "iterations": len(records),
+        "worker_share": sum(w.exchange_time for w in stats) / sum(w.time for w in stats),
+        "main_share": portfolio.exchange_time / wall,
+        "exchanged": len(incumbent.trajectory) - 1,
+        "objective": incumbent.objective,
+        "reason": str(reason),
+    }
 
 
 def main(argv=None) -> None:
@@ -75,9 +89,11 @@ def main(argv=None) -> None:
     print("workers  wall(s)  iterations  exchanged  worker share  main share  objective")
     for workers in args.workers:
         row = run_portfolio(args.instance, workers, args.time_limit, args.seed)
-        print(f"{row['workers']:7d}  {row['wall']:7.2f}  {row['iterations']:10d}  "
-              f"{row['exchanged']:9d}  {100 * row['worker_share']:11.3f}%  "
-              f"{100 * row['main_share']:9.3f}%  {row['objective']:g}")
+        print(
+            f"{row['workers']:7d}  {row['wall']:7.2f}  {row['iterations']:10d}  "
+            f"{row['exchanged']:9d}  {100 * row['worker_share']:11.3f}%  "
+            f"{100 * row['main_share']:9.3f}%  {row['objective']:g}"
+        )
 
 
 if __name__ == "__main__":

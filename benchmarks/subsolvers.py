@@ -12,6 +12,7 @@ does not take (continuous variables, coefficients that stay fractional when scal
     python benchmarks/subsolvers.py                        # 4 generated + 6 pure-integer MIPLIB, 60 s
     python benchmarks/subsolvers.py --instances air05 --time-limit 10 --csv out.csv
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,10 +30,14 @@ from lns.core.problem import read_problem
 from lns.core.solu import known_objective
 
 GENERATED = ("mis", "mvc", "sc", "ca")
-PURE_INTEGER_MIPLIB = ("air05", "seymour", "instances/miplib2017/glass-sc.mps.gz",
-                       "instances/miplib2017/cod105.mps.gz",
-                       "instances/miplib2017/neos-2657525-crna.mps.gz",
-                       "instances/miplib2017/rococoC10-001000.mps.gz")
+PURE_INTEGER_MIPLIB = (
+    "air05",
+    "seymour",
+    "instances/miplib2017/glass-sc.mps.gz",
+    "instances/miplib2017/cod105.mps.gz",
+    "instances/miplib2017/neos-2657525-crna.mps.gz",
+    "instances/miplib2017/rococoC10-001000.mps.gz",
+)
 SUB_SOLVERS = ("scip", "cpsat")
 
 
@@ -44,7 +49,9 @@ def generated_instances(out_dir: Path, seed: int) -> list[Path]:
         path = out_dir / f"{name}_small_bench_{seed}.mps.gz"
         if not path.exists():
             cls = problem_class(name)
-            cls.generate(cls.params("small"), instance_rng(seed, 0), path.stem.split(".")[0]).write(path)
+            cls.generate(cls.params("small"), instance_rng(seed, 0), path.stem.split(".")[0]).write(
+                path
+            )
         paths.append(path)
     return paths
 
@@ -54,12 +61,23 @@ def run(path: str, sub_solver: str, time_limit: float, seed: int) -> dict:
     try:
         result = solve(path, "random", sub_solver=sub_solver, time_limit=time_limit, seed=seed)
     except UnsupportedProblemError as error:
-        return {"objective": None, "trajectory": [], "sense": read_problem(path).sense,
-                "iterations": 0, "improving": 0, "unsupported": str(error)}
+        return {
+            "objective": None,
+            "trajectory": [],
+            "sense": read_problem(path).sense,
+            "iterations": 0,
+            "improving": 0,
+            "unsupported": str(error),
+        }
     improved = sum(record.improved for record in result.iterations)
-    return {"objective": result.objective, "trajectory": result.trajectory,
-            "sense": result.problem.sense, "iterations": len(result.iterations),
-            "improving": improved, "unsupported": ""}
+    return {
+        "objective": result.objective,
+        "trajectory": result.trajectory,
+        "sense": result.problem.sense,
+        "iterations": len(result.iterations),
+        "improving": improved,
+        "unsupported": "",
+    }
 
 
 def compare(path: Path, group: str, time_limit: float, seed: int, pool) -> dict:
@@ -82,7 +100,9 @@ def compare(path: Path, group: str, time_limit: float, seed: int, pool) -> dict:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", nargs="+", help="files or bundled names (default: the built-in set)")
+    parser.add_argument(
+        "--instances", nargs="+", help="files or bundled names (default: the built-in set)"
+    )
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", type=Path, default=Path("data/bench_subsolvers"))
@@ -93,8 +113,10 @@ def main(argv=None):
     else:
         instances = [(p, "generated") for p in generated_instances(args.data_dir, args.seed)]
         instances += [(resolve_instance(name), "miplib") for name in PURE_INTEGER_MIPLIB]
-    print("| instance | group | SCIP integral | CP-SAT integral | ratio | SCIP gap | CP-SAT gap "
-          "| SCIP iterations (improving) | CP-SAT iterations (improving) |")
+    print(
+        "| instance | group | SCIP integral | CP-SAT integral | ratio | SCIP gap | CP-SAT gap "
+        "| SCIP iterations (improving) | CP-SAT iterations (improving) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     rows = []
     with ProcessPoolExecutor(max_workers=len(SUB_SOLVERS)) as pool:
@@ -103,18 +125,23 @@ def main(argv=None):
             row["ratio"] = row["cpsat_integral"] / max(row["scip_integral"], 1e-9)
             rows.append(row)
             cpsat = "unsupported" if row["cpsat_unsupported"] else f"{row['cpsat_integral']:.2f}"
-            print(f"| {row['instance']} | {group} | {row['scip_integral']:.2f} | {cpsat} "
-                  f"| {row['ratio']:.2f} | {row['scip_gap']:.4f} | {row['cpsat_gap']:.4f} "
-                  f"| {row['scip_iterations']} ({row['scip_improving']}) "
-                  f"| {row['cpsat_iterations']} ({row['cpsat_improving']}) |", flush=True)
+            print(
+                f"| {row['instance']} | {group} | {row['scip_integral']:.2f} | {cpsat} "
+                f"| {row['ratio']:.2f} | {row['scip_gap']:.4f} | {row['cpsat_gap']:.4f} "
+                f"| {row['scip_iterations']} ({row['scip_improving']}) "
+                f"| {row['cpsat_iterations']} ({row['cpsat_improving']}) |",
+                flush=True,
+            )
     for group in sorted({r["group"] for r in rows}):
         compared = [r for r in rows if r["group"] == group and not r["cpsat_unsupported"]]
         if not compared:
             continue
         ratios = [r["ratio"] for r in compared]
         wins = sum(r["cpsat_integral"] < r["scip_integral"] for r in compared)
-        print(f"\n{group}: median integral ratio CP-SAT/SCIP {statistics.median(ratios):.2f}, "
-              f"CP-SAT lower on {wins} of {len(ratios)}")
+        print(
+            f"\n{group}: median integral ratio CP-SAT/SCIP {statistics.median(ratios):.2f}, "
+            f"CP-SAT lower on {wins} of {len(ratios)}"
+        )
     if args.csv:
         with open(args.csv, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

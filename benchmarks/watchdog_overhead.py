@@ -14,6 +14,7 @@ Example (as reported)::
 
     python benchmarks/watchdog_overhead.py --instance p0201 --solves 200 --fixed 0.9 --repeats 3
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,15 +49,21 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     path = next(p for p in sorted(BUNDLED_DIR.glob(f"{args.instance}.*")) if p.suffix != ".solu")
     problem = read_problem(path)
-    solvers = {"inline": ScipSubSolver(problem), "worker": ScipSubSolver(problem),
-               "thread per solve": ScipSubSolver(problem)}
-    solvers["inline"]._watchdog.run = _inline
-    solvers["thread per solve"]._watchdog.run = _thread_per_solve
-    start = solvers["worker"].solve(time_limit=10, seed=0, solution_limit=1).best.x
+    solvers = {
+        "inline": ScipSubSolver(problem),
+        "worker": ScipSubSolver(problem),
+        "thread per solve": ScipSubSolver(problem),
+    }
+    # The variants swap the runner of their watchdog.
+    solvers["inline"].watchdog.run = _inline  # type: ignore[method-assign]
+    solvers["thread per solve"].watchdog.run = _thread_per_solve  # type: ignore[method-assign]
+    start = solvers["worker"].solve(time_limit=10, seed=0, solution_limit=1).found[-1].x
     rng = np.random.default_rng(0)
     n_fixed = int(args.fixed * len(problem.integer_indices))
-    fixings = [np.sort(rng.choice(problem.integer_indices, n_fixed, replace=False))
-               for _ in range(args.solves)]
+    fixings = [
+        np.sort(rng.choice(problem.integer_indices, n_fixed, replace=False))
+        for _ in range(args.solves)
+    ]
     times: dict = {name: [] for name in solvers}
     for repeat in range(args.repeats):
         for i, fixed in enumerate(fixings):
@@ -66,14 +73,18 @@ def main(argv=None) -> None:
                 solvers[name].solve(time_limit=10, seed=i, fixed=fixed, start=start)
                 times[name].append(time.perf_counter() - began)
     base = np.array(times["inline"])
-    print(f"{args.instance}, {args.solves} solves x {args.repeats}, {n_fixed} of "
-          f"{len(problem.integer_indices)} integer variables fixed")
+    print(
+        f"{args.instance}, {args.solves} solves x {args.repeats}, {n_fixed} of "
+        f"{len(problem.integer_indices)} integer variables fixed"
+    )
     print("| way | mean (ms) | median (ms) | mean / inline | median / inline |")
     print("|---|---|---|---|---|")
     for name, values in times.items():
         values = np.array(values)
-        print(f"| {name} | {values.mean() * 1e3:.3f} | {np.median(values) * 1e3:.3f} | "
-              f"{values.mean() / base.mean():.3f} | {np.median(values) / np.median(base):.3f} |")
+        print(
+            f"| {name} | {values.mean() * 1e3:.3f} | {np.median(values) * 1e3:.3f} | "
+            f"{values.mean() / base.mean():.3f} | {np.median(values) / np.median(base):.3f} |"
+        )
 
 
 if __name__ == "__main__":

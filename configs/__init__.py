@@ -3,6 +3,7 @@
 Importing this package also registers the configs generated from the code
 (:mod:`configs.generated`).
 """
+
 from pathlib import Path
 
 CONFIG_DIR = Path(__file__).parent

@@ -8,6 +8,7 @@
 Importing :mod:`configs` registers them, so that the command-line apps and a test that
 composes a config with Hydra's compose API see the same groups.
 """
+
 from __future__ import annotations
 
 from hydra.core.config_store import ConfigStore

@@ -1,1 +1,4 @@
-"""Neighborhood selectors for the LNS loop (the protocol is :mod:`lns.core.selection`; names in :mod:`lns.registry`)."""
+"""Neighborhood selectors for the LNS loop.
+
+The protocol is :mod:`lns.core.selection`; the selectors' names are in :mod:`lns.registry`.
+"""

@@ -11,6 +11,7 @@ The roulette had the lowest mean and shifted geometric mean primal integral of t
 on 6 instances at 30 s (``benchmarks/bandit.py``; ``benchmarks/results/bandit.md``): a
 small, noisy measurement, few instances and seeds.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -39,7 +40,8 @@ def default_arms() -> list[tuple[Selector, float]]:
     """
     random = RandomSelector()
     return [(random, m) for m in RANDOM_SIZES] + [
-        (selector, 1.0) for selector in (LBRelax(), RINS(), GraphInduced(), DINS(), Crossover())]
+        (selector, 1.0) for selector in (LBRelax(), RINS(), GraphInduced(), DINS(), Crossover())
+    ]
 
 
 class AdaptiveSelector(Selector):
@@ -79,10 +81,15 @@ class AdaptiveSelector(Selector):
 
     name = "adaptive"
 
-    def __init__(self, selectors: Sequence[Selector | tuple] | None = None,
-                 policy: str | Policy = "roulette", policy_options: dict | None = None,
-                 sizes: Sequence[float] = (1.0,), reward: str = "improved",
-                 per_second: bool = True):
+    def __init__(
+        self,
+        selectors: Sequence[Selector | tuple] | None = None,
+        policy: str | Policy = "roulette",
+        policy_options: dict | None = None,
+        sizes: Sequence[float] = (1.0,),
+        reward: str = "improved",
+        per_second: bool = True,
+    ):
         sizes = list(sizes)
         if not sizes or not all(isinstance(m, (int, float)) and m > 0 for m in sizes):
             raise ValueError(f"adaptive: sizes must be positive multipliers, got {sizes}")
@@ -92,8 +99,9 @@ class AdaptiveSelector(Selector):
         self.arms = [selector for selector, _ in pairs]
         self.multipliers = np.array([m for _, m in pairs], dtype=float)
         names = [arm.name if m == 1 else f"{arm.name}@{m:g}" for arm, m in pairs]
-        self.arm_names = [name if names.count(name) == 1 else f"{name}[{i}]"
-                          for i, name in enumerate(names)]
+        self.arm_names = [
+            name if names.count(name) == 1 else f"{name}[{i}]" for i, name in enumerate(names)
+        ]
         try:
             self.policy = make_policy(policy, policy_options)
         except ValueError as error:
@@ -125,8 +133,9 @@ class AdaptiveSelector(Selector):
         if arm is None:
             return
         self.arms[arm].update(record)
-        self.statistics.update(arm, reward_of(record, self.reward),
-                               record.select_time + record.solve_time)
+        self.statistics.update(
+            arm, reward_of(record, self.reward), record.select_time + record.solve_time
+        )
 
 
 def _pairs(selectors, sizes) -> list[tuple[Selector, float]]:
@@ -135,8 +144,9 @@ def _pairs(selectors, sizes) -> list[tuple[Selector, float]]:
     for item in selectors:
         selector, multipliers = (item[0], [item[1]]) if isinstance(item, tuple) else (item, sizes)
         if not isinstance(selector, Selector) or isinstance(selector, AdaptiveSelector):
-            raise ValueError(f"adaptive: an arm must be a selector other than 'adaptive', "
-                             f"got {selector!r}")
+            raise ValueError(
+                f"adaptive: an arm must be a selector other than 'adaptive', got {selector!r}"
+            )
         pairs += [(selector, float(m)) for m in multipliers]
     keys = [(id(selector), m) for selector, m in pairs]
     if not pairs or len(set(keys)) != len(keys):

@@ -30,6 +30,7 @@ problem." Machine Learning 47, 2002.
 S. Agrawal, N. Goyal. "Analysis of Thompson sampling for the multi-armed bandit problem."
 COLT 2012.
 """
+
 from __future__ import annotations
 
 import math
@@ -99,8 +100,9 @@ class ArmStatistics:
         that neither has played keeping its value.
         """
         if other.pulls.shape != self.pulls.shape:
-            raise ValueError(f"bandit: cannot merge statistics of {other.pulls.size} arms "
-                             f"into {self.pulls.size}")
+            raise ValueError(
+                f"bandit: cannot merge statistics of {other.pulls.size} arms into {self.pulls.size}"
+            )
         total = self.pulls + other.pulls
         share = np.divide(other.pulls, total, out=np.zeros_like(total), where=total > 0)
         self.recent = (1 - share) * self.recent + share * other.recent
@@ -118,8 +120,9 @@ class ArmStatistics:
         if total <= 0:
             return np.ones(self.pulls.size)
         overall = total / self.pulls.sum()
-        mean = np.divide(self.seconds, self.pulls, out=np.full(self.pulls.size, overall),
-                         where=self.pulls > 0)
+        mean = np.divide(
+            self.seconds, self.pulls, out=np.full(self.pulls.size, overall), where=self.pulls > 0
+        )
         return overall / np.maximum(mean, 1e-6)
 
 

@@ -1,4 +1,5 @@
 """Crossover neighborhoods (Rothberg 2007): free what the recent incumbents disagree on."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""DINS neighborhoods (Ghosh 2007): far from the LP solution, or changed among the recent incumbents."""
+"""DINS neighborhoods (Ghosh 2007): far from the LP solution, or changed in recent incumbents."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,7 @@ DISTANCE = 0.5
 
 
 class DINS(RINS):
-    """Distance Induced Neighborhood Search: free what the LP and the recent incumbents call in doubt.
+    """Distance Induced Neighborhood Search: free what the LP and recent incumbents call in doubt.
 
     Ghosh (2007) fixes an integer variable when its incumbent value ``x*_j`` is within 0.5 of the
     LP relaxation's value ``x̄_j`` and, for binaries, has not changed among the recent

@@ -1,11 +1,12 @@
 """Graph-induced neighborhoods, in the spirit of SCIP's GINS (Graph-Induced Neighborhood Search)."""
+
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.selection import Neighborhood, SearchState, Selector
 from lns.core.problem import Problem
+from lns.core.selection import Neighborhood, SearchState, Selector
 
 
 class GraphInduced(Selector):
@@ -43,6 +44,8 @@ class GraphInduced(Selector):
         problem = state.problem
         if self._problem is not problem:
             self.setup(problem)
+        var_rows, row_vars = self._var_rows, self._row_vars
+        assert var_rows is not None and row_vars is not None, "set by setup()"
         integer = problem.integer_mask
         size = min(size, int(integer.sum()))
         seen_vars = np.zeros(problem.n_vars, dtype=bool)
@@ -57,10 +60,10 @@ class GraphInduced(Selector):
                 frontier, restarts = np.array([start]), restarts + 1
                 layer_ints = frontier
             else:
-                rows = np.unique(self._var_rows[frontier].indices)
+                rows = np.unique(var_rows[frontier].indices)
                 rows = rows[~seen_rows[rows]]
                 seen_rows[rows] = True
-                frontier = np.unique(self._row_vars[rows].indices)
+                frontier = np.unique(row_vars[rows].indices)
                 frontier = frontier[~seen_vars[frontier]]
                 seen_vars[frontier] = True
                 layer_ints = frontier[integer[frontier]]

@@ -8,16 +8,17 @@ Instead of solving the Local Branching ILP, solve its LP relaxation
 each integer variable by how far the LP moves it, ``Δ_j = |x̄_j - x*_j|``. Variables the
 LP wants to move are the ones LB would likely change, at the price of one LP.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.local_branching import Distance, absolute_value_rows, require_integers
 from heuristics.sizing import fit_to_size
 from lns.core.lp import METHODS, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
 from lns.core.problem import INTEGER, Problem
+from lns.core.selection import Neighborhood, SearchState, Selector
 
 VARIANTS = ("positive", "topk", "sample")
 #: Δ below this counts as zero (LP solutions are exact only to the solver's tolerances).
@@ -43,9 +44,16 @@ class DistanceLP:
         self._coefficients = np.zeros(n)
         self._coefficients[integers] = 1.0
         distance_row = sp.csr_matrix(np.concatenate([self._coefficients, np.ones(p)])[None, :])
-        rows = ExtraRows(sp.vstack([distance_row, absolute_value_rows(self.general, n)], format="csr"),
-                         np.full(1 + 2 * p, -np.inf), np.full(1 + 2 * p, np.inf))
-        self.lp = WarmLP(problem, extra_rows=rows, extra_columns=ExtraColumns(np.zeros(p), np.zeros(p), np.zeros(p)))
+        rows = ExtraRows(
+            sp.vstack([distance_row, absolute_value_rows(self.general, n)], format="csr"),
+            np.full(1 + 2 * p, -np.inf),
+            np.full(1 + 2 * p, np.inf),
+        )
+        self.lp = WarmLP(
+            problem,
+            extra_rows=rows,
+            extra_columns=ExtraColumns(np.zeros(p), np.zeros(p), np.zeros(p)),
+        )
         self.distance_row = m
         pairs = np.arange(p)
         self.plus_rows, self.minus_rows, self.aux = m + 1 + pairs, m + 1 + p + pairs, n + pairs
@@ -104,8 +112,14 @@ class LBRelax(Selector):
 
     name = "lb_relax"
 
-    def __init__(self, variant: str = "positive", epsilon: float = 0.05, complete: bool = True,
-                 warm_start: bool = True, lp_method: str = "highs"):
+    def __init__(
+        self,
+        variant: str = "positive",
+        epsilon: float = 0.05,
+        complete: bool = True,
+        warm_start: bool = True,
+        lp_method: str = "highs",
+    ):
         if variant not in VARIANTS:
             raise ValueError(f"lb_relax: variant {variant!r} is not one of {list(VARIANTS)}")
         if not 0.0 <= epsilon <= 0.5:
@@ -125,7 +139,7 @@ class LBRelax(Selector):
         self._problem, self._lp = problem, None
 
     def deltas(self, state: SearchState, size: int) -> tuple[np.ndarray | None, dict]:
-        """``Δ_j`` for the integer variables (in ``problem.integer_indices`` order), or ``None`` if the LP failed."""
+        """``Δ_j`` of the integer variables (in ``problem.integer_indices`` order), or ``None``."""
         problem = state.problem
         if self._problem is not problem:
             self.setup(problem)
@@ -137,8 +151,13 @@ class LBRelax(Selector):
             lp = self._lp.solve(distance, size, time_limit)
         else:
             columns, rows = distance.lp_rows(size)
-            lp = solve_lp(problem, extra_rows=rows, extra_columns=columns, time_limit=time_limit,
-                          method=self.lp_method)
+            lp = solve_lp(
+                problem,
+                extra_rows=rows,
+                extra_columns=columns,
+                time_limit=time_limit,
+                method=self.lp_method,
+            )
         info = {"lp_status": lp.status, "lp_time": lp.solve_time}
         if not lp.optimal:
             return None, info
@@ -151,7 +170,9 @@ class LBRelax(Selector):
         delta, info = self.deltas(state, size)
         info["fallback"] = delta is None
         if delta is None:
-            return Neighborhood(fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info)
+            return Neighborhood(
+                fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info
+            )
         info["positive"] = int((delta > DELTA_TOL).sum())
         if self.variant == "positive":
             free = fit_to_size(candidates[delta > DELTA_TOL], size, rng, candidates, self.complete)

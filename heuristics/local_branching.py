@@ -8,6 +8,7 @@ within Hamming (for general integers: L1) distance ``k``; the variables where
 al., CPAIOR 2023, where LB is the expert that LB-RELAX approximates and the
 teacher of CL-LNS, ICML 2023).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,14 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.sizing import fit_to_size
 from lns.core.errors import UnsupportedProblemError
 from lns.core.lp import ExtraColumns, ExtraRows
-from lns.core.subsolver import SEED_BOUND, SolveStatus
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
-
+from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.subsolver import SEED_BOUND, SolveStatus
 
 #: SCIP keeps the best solutions of a solve in the original problem at ``freeTransform`` and
 #: starts the next solve from them; a Local Branching solve must start from the incumbent only,
@@ -60,7 +60,7 @@ class Distance:
     interior: np.ndarray
 
     @classmethod
-    def to(cls, problem: Problem, incumbent: np.ndarray) -> "Distance":
+    def to(cls, problem: Problem, incumbent: np.ndarray) -> Distance:
         """The distance to ``incumbent`` (integer values are rounded first)."""
         x = problem.round_integers(incumbent)
         integer = problem.integer_mask
@@ -87,31 +87,42 @@ class Distance:
         columns = ExtraColumns(np.zeros(p), np.zeros(p), np.full(p, np.inf))
         distance_row = sp.csr_matrix(np.concatenate([self.coefficients, np.ones(p)])[None, :])
         values = self.incumbent[self.interior]
-        rows = ExtraRows(sp.vstack([distance_row, absolute_value_rows(self.interior, len(self.incumbent))],
-                                   format="csr"),
-                         np.full(1 + 2 * p, -np.inf), np.r_[k - self.constant, values, -values])
+        rows = ExtraRows(
+            sp.vstack(
+                [distance_row, absolute_value_rows(self.interior, len(self.incumbent))],
+                format="csr",
+            ),
+            np.full(1 + 2 * p, -np.inf),
+            np.r_[k - self.constant, values, -values],
+        )
         return columns, rows
 
 
 def absolute_value_rows(columns: np.ndarray, n: int) -> sp.csr_matrix:
-    """Rows ``x_j - d_g`` then ``-x_j - d_g`` for ``j = columns[g]``, over ``n`` variables and ``d``.
+    """Rows ``x_j - d_g`` then ``-x_j - d_g`` for ``j = columns[g]``, over ``n`` variables, ``d``.
 
     With right-hand sides ``x*_j`` and ``-x*_j`` they say ``d_g >= |x_j - x*_j|``; the
     auxiliary column ``d_g`` is column ``n + g``. Shape ``(2p, n + p)``, ``p = len(columns)``.
     """
     p = len(columns)
     pairs, aux, ones = np.arange(p), np.arange(n, n + p), np.ones(p)
-    return sp.csr_matrix((np.r_[ones, -ones, -ones, -ones],
-                          (np.r_[pairs, p + pairs, pairs, p + pairs], np.r_[columns, columns, aux, aux])),
-                         shape=(2 * p, n + p))
+    return sp.csr_matrix(
+        (
+            np.r_[ones, -ones, -ones, -ones],
+            (np.r_[pairs, p + pairs, pairs, p + pairs], np.r_[columns, columns, aux, aux]),
+        ),
+        shape=(2 * p, n + p),
+    )
 
 
 def require_integers(problem: Problem, selector: str) -> None:
     """Raise :class:`UnsupportedProblemError` if ``problem`` has no binary or integer variable."""
     if not problem.integer_mask.any():
         raise UnsupportedProblemError(
-            f"{problem.source or problem.name}: the {selector} selector needs binary or integer variables "
-            f"(it measures the distance to the incumbent over them), and the problem has none")
+            f"{problem.source or problem.name}: the {selector} selector needs binary or integer "
+            f"variables (it measures the distance to the incumbent over them), and the problem "
+            f"has none"
+        )
 
 
 class LocalBranching(Selector):
@@ -156,8 +167,13 @@ class LocalBranching(Selector):
 
     name = "local_branching"
 
-    def __init__(self, time_limit: float = 5.0, complete: bool = True, node_limit: int = -1,
-                 scip_params: dict | None = None):
+    def __init__(
+        self,
+        time_limit: float = 5.0,
+        complete: bool = True,
+        node_limit: int = -1,
+        scip_params: dict | None = None,
+    ):
         if time_limit <= 0:
             raise ValueError(f"local_branching: time_limit must be positive, got {time_limit}")
         self.time_limit = float(time_limit)
@@ -185,11 +201,15 @@ class LocalBranching(Selector):
         info = {"lb_status": status, "lb_time": lb_time, "solutions": found, "fallback": not found}
         if not found:
             info["changed"] = 0
-            return Neighborhood(fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info)
+            return Neighborhood(
+                fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info
+            )
         best = found[-1]
         changed = candidates[np.round(best[candidates]) != np.round(state.incumbent[candidates])]
         info["changed"] = len(changed)
-        return Neighborhood(fit_to_size(changed, size, rng, candidates, self.complete), solution=best, info=info)
+        return Neighborhood(
+            fit_to_size(changed, size, rng, candidates, self.complete), solution=best, info=info
+        )
 
     def _solve_local_branching(self, incumbent: np.ndarray, k: int, time_limit: float, seed: int):
         """Add ``Δ(x, incumbent) <= k`` to the model, solve from ``incumbent``, remove it again.
@@ -198,12 +218,16 @@ class LocalBranching(Selector):
         left alone, and the next call builds a new sub-solver.
         """
         solver = self._solver
-        added_vars, added_conss = [], []
+        assert solver is not None, "setup() builds the sub-solver"
+        added_vars: list = []
+        added_conss: list = []
         try:
-            self._add_distance_row(Distance.to(solver.problem, incumbent), k, added_vars,
-                                   added_conss)
-            outcome = solver.solve(time_limit=time_limit, seed=seed, start=incumbent,
-                                   node_limit=self.node_limit)
+            self._add_distance_row(
+                solver, Distance.to(solver.problem, incumbent), k, added_vars, added_conss
+            )
+            outcome = solver.solve(
+                time_limit=time_limit, seed=seed, start=incumbent, node_limit=self.node_limit
+            )
         except BaseException:
             _remove(solver.model, added_vars, added_conss)
             raise
@@ -213,23 +237,28 @@ class LocalBranching(Selector):
             _remove(solver.model, added_vars, added_conss)
         return outcome
 
-    def _add_distance_row(self, distance: Distance, k: int, added_vars: list,
-                          added_conss: list) -> None:
+    @staticmethod
+    def _add_distance_row(
+        solver: ScipSubSolver, distance: Distance, k: int, added_vars: list, added_conss: list
+    ) -> None:
         """Add the row ``Δ(x) <= k`` (and the auxiliary columns of general integers) to the model,
         listing what was added in ``added_vars`` and ``added_conss``."""
         from pyscipopt import quicksum
 
-        model, x = self._solver.model, self._solver.variables
+        model, x = solver.model, solver.variables
         for j in distance.interior:
             d = model.addVar(name=f"lb_aux_{j}", vtype="C", lb=0.0, ub=None)
             added_vars.append(d)
-            added_conss.append(model.addCons(x[j] - d <= distance.incumbent[j],
-                                             name=f"lb_aux_up_{j}"))
-            added_conss.append(model.addCons(distance.incumbent[j] - x[j] <= d,
-                                             name=f"lb_aux_down_{j}"))
+            added_conss.append(
+                model.addCons(x[j] - d <= distance.incumbent[j], name=f"lb_aux_up_{j}")
+            )
+            added_conss.append(
+                model.addCons(distance.incumbent[j] - x[j] <= d, name=f"lb_aux_down_{j}")
+            )
         nonzero = np.flatnonzero(distance.coefficients)
-        expression = (quicksum(distance.coefficients[j] * x[j] for j in nonzero)
-                      + quicksum(added_vars))
+        expression = quicksum(distance.coefficients[j] * x[j] for j in nonzero) + quicksum(
+            added_vars
+        )
         added_conss.append(model.addCons(expression <= k - distance.constant, name="lb_distance"))
 
 

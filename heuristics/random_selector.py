@@ -1,4 +1,5 @@
 """Uniformly random neighborhoods."""
+
 from __future__ import annotations
 
 import numpy as np

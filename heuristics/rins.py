@@ -1,12 +1,13 @@
-"""RINS-style neighborhoods (Danna, Rothberg & Le Pape 2005): where incumbent and root LP disagree."""
+"""RINS-style neighborhoods (Danna, Rothberg & Le Pape 2005): where incumbent and LP disagree."""
+
 from __future__ import annotations
 
 import numpy as np
 
-from lns.core.selection import Neighborhood, SearchState, Selector
 from heuristics.sizing import fit_to_size
 from lns.core.lp import METHODS, LPSolution, solve_lp
 from lns.core.problem import Problem
+from lns.core.selection import Neighborhood, SearchState, Selector
 
 #: An incumbent value and an LP value closer than this agree.
 AGREEMENT_TOL = 1e-6
@@ -44,7 +45,7 @@ class RINS(Selector):
         self._problem, self._lp = problem, None
 
     def differing(self, state: SearchState, lp_x: np.ndarray) -> np.ndarray:
-        """Mask over the integer variables: where the incumbent and the LP solution ``lp_x`` differ."""
+        """Mask over the integer variables: where the incumbent and LP solution ``lp_x`` differ."""
         candidates = state.problem.integer_indices
         return np.abs(state.incumbent[candidates] - lp_x[candidates]) > AGREEMENT_TOL
 
@@ -53,11 +54,15 @@ class RINS(Selector):
         if self._problem is not problem:
             self.setup(problem)
         if self._lp is None:
-            self._lp = solve_lp(problem, time_limit=max(0.0, state.time_left()), method=self.lp_method)
+            self._lp = solve_lp(
+                problem, time_limit=max(0.0, state.time_left()), method=self.lp_method
+            )
         candidates = problem.integer_indices
         info = {"lp_status": self._lp.status, "fallback": not self._lp.optimal}
         if not self._lp.optimal:
-            return Neighborhood(fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info)
+            return Neighborhood(
+                fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info
+            )
         differ = self.differing(state, self._lp.x)
         info["differing"] = int(differ.sum())
         return Neighborhood(fit_to_size(candidates[differ], size, rng, candidates), info=info)

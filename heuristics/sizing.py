@@ -1,11 +1,17 @@
 """Bringing a chosen set of variables to the neighborhood size the loop asked for."""
+
 from __future__ import annotations
 
 import numpy as np
 
 
-def fit_to_size(chosen: np.ndarray, size: int, rng: np.random.Generator, candidates: np.ndarray,
-                complete: bool = True) -> np.ndarray:
+def fit_to_size(
+    chosen: np.ndarray,
+    size: int,
+    rng: np.random.Generator,
+    candidates: np.ndarray,
+    complete: bool = True,
+) -> np.ndarray:
     """Trim ``chosen`` to ``size`` at random, or complete it at random from ``candidates``.
 
     Parameters
@@ -35,5 +41,7 @@ def fit_to_size(chosen: np.ndarray, size: int, rng: np.random.Generator, candida
         chosen = rng.choice(chosen, size=size, replace=False)
     elif complete and len(chosen) < size:
         others = np.setdiff1d(candidates, chosen, assume_unique=True)
-        chosen = np.concatenate([chosen, rng.choice(others, size=size - len(chosen), replace=False)])
+        chosen = np.concatenate(
+            [chosen, rng.choice(others, size=size - len(chosen), replace=False)]
+        )
     return np.sort(chosen).astype(np.int64)

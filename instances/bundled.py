@@ -1,4 +1,5 @@
 """The MIPLIB instances shipped with the package (see ``instances/miplib/SOURCES.md``)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -122,8 +122,10 @@ def read_checkpoint(path: str | Path) -> dict:
 def _schema_difference(got: dict, expected: dict) -> str:
     """The first difference between two feature specifications, in words."""
     if got.get("version") != expected["version"]:
-        return (f"features version {got.get('version')}, this code computes version "
-                f"{expected['version']}")
+        return (
+            f"features version {got.get('version')}, this code computes version "
+            f"{expected['version']}"
+        )
     for block in ("variable", "constraint", "edge"):
         names, wanted = list(got.get(block, [])), expected[block]
         if names != wanted:

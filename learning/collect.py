@@ -24,6 +24,7 @@ are the ``paper`` preset of ``configs/collect_limits``; the default preset scale
 small machine. Each instance's samples go to one file ``<out_dir>/<instance>.pt`` (written
 atomically when the instance is done, so a rerun skips it); load it with :func:`load_instance_file`.
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from heuristics.local_branching import LocalBranching
+from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
 from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
 from lns.core.loop import run_lns
@@ -45,7 +47,6 @@ from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.selection import Neighborhood, SearchState
 from lns.core.stop import MaxIterations, NoImprovement, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveOutcome, SolveStatus, no_session
-from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
 
 log = logging.getLogger("lns.collect")
 
@@ -120,8 +121,9 @@ def changed_variables(problem: Problem, x: np.ndarray, incumbent: np.ndarray) ->
     return diff.astype(np.uint8)
 
 
-def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int,
-                         rng: np.random.Generator) -> np.ndarray:
+def swapped_neighborhood(
+    problem: Problem, base: np.ndarray, n_swap: int, rng: np.random.Generator
+) -> np.ndarray:
     """``base`` (0/1 vector) with ``n_swap`` of its variables replaced by as many other integer
     variables."""
     inside = np.flatnonzero(base)
@@ -133,9 +135,16 @@ def swapped_neighborhood(problem: Problem, base: np.ndarray, n_swap: int,
     return result
 
 
-def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarray, objective: float,
-                   base: np.ndarray, best_improvement: float, config: CollectConfig,
-                   rng: np.random.Generator) -> tuple[list, list, int]:
+def find_negatives(
+    problem: Problem,
+    solver: ScipSubSolver,
+    incumbent: np.ndarray,
+    objective: float,
+    base: np.ndarray,
+    best_improvement: float,
+    config: CollectConfig,
+    rng: np.random.Generator,
+) -> tuple[list, list, int]:
     """Negatives around ``base`` (the LB neighborhood): swapped variants whose sub-solve hardly
     improves.
 
@@ -158,8 +167,12 @@ def find_negatives(problem: Problem, solver: ScipSubSolver, incumbent: np.ndarra
                 return negatives, improvements, tries
             candidate = swapped_neighborhood(problem, base, n_swap, rng)
             fixed = np.flatnonzero(problem.integer_mask & (candidate == 0))
-            outcome = solver.solve(time_limit=config.negative_time_limit,
-                                   seed=int(rng.integers(SEED_BOUND)), fixed=fixed, start=incumbent)
+            outcome = solver.solve(
+                time_limit=config.negative_time_limit,
+                seed=int(rng.integers(SEED_BOUND)),
+                fixed=fixed,
+                start=incumbent,
+            )
             tries += 1
             gain = 0.0
             if outcome.best is not None:
@@ -215,8 +228,13 @@ class SampleRecorder(Callback):
         One per improving iteration, in the format of :func:`load_instance_file`.
     """
 
-    def __init__(self, solver: ScipSubSolver, extractor: FeatureExtractor, config: CollectConfig,
-                 rng: np.random.Generator):
+    def __init__(
+        self,
+        solver: ScipSubSolver,
+        extractor: FeatureExtractor,
+        config: CollectConfig,
+        rng: np.random.Generator,
+    ):
         self.solver, self.extractor, self.config, self.rng = solver, extractor, config, rng
         self.samples: list = []
 
@@ -224,36 +242,60 @@ class SampleRecorder(Callback):
         problem, incumbent, objective = state.problem, state.incumbent, state.objective
         improving = _improving(problem, neighborhood, objective)
         if not improving:
-            log.info("%s: iteration %d, LB (k=%d) found no improvement (%s)", problem.name,
-                     state.iteration, size, neighborhood.info.get("lb_status"))
+            log.info(
+                "%s: iteration %d, LB (k=%d) found no improvement (%s)",
+                problem.name,
+                state.iteration,
+                size,
+                neighborhood.info.get("lb_status"),
+            )
             return
         best_gain, best_x = max(improving, key=lambda item: item[0])
-        positives, positive_gains = _unique_positives(problem, improving, incumbent, best_gain,
-                                                      self.config)
+        positives, positive_gains = _unique_positives(
+            problem, improving, incumbent, best_gain, self.config
+        )
         base = changed_variables(problem, best_x, incumbent)
         negatives, negative_gains, tries = find_negatives(
-            problem, self.solver, incumbent, objective, base, best_gain, self.config, self.rng)
+            problem, self.solver, incumbent, objective, base, best_gain, self.config, self.rng
+        )
         observation = self.extractor.observe(incumbent, state.history)
-        self.samples.append({
-            "variable_features": observation.variable_features,
-            "constraint_features": observation.constraint_features,
-            "positives": np.array(positives, dtype=np.uint8),
-            "negatives": np.array(negatives, dtype=np.uint8).reshape(-1, problem.n_vars),
-            "positive_improvements": np.array(positive_gains),
-            "negative_improvements": np.array(negative_gains),
-            "iteration": state.iteration, "radius": size})
-        log.info("%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d "
-                 "sub-solves", problem.name, state.iteration, size, best_gain, len(positives),
-                 len(negatives), tries)
+        self.samples.append(
+            {
+                "variable_features": observation.variable_features,
+                "constraint_features": observation.constraint_features,
+                "positives": np.array(positives, dtype=np.uint8),
+                "negatives": np.array(negatives, dtype=np.uint8).reshape(-1, problem.n_vars),
+                "positive_improvements": np.array(positive_gains),
+                "negative_improvements": np.array(negative_gains),
+                "iteration": state.iteration,
+                "radius": size,
+            }
+        )
+        log.info(
+            "%s: iteration %d, k=%d, LB improved %.6g; %d positives, %d negatives from %d "
+            "sub-solves",
+            problem.name,
+            state.iteration,
+            size,
+            best_gain,
+            len(positives),
+            len(negatives),
+            tries,
+        )
 
 
 def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -> list:
     """``(gain, x)`` of the expert's feasible solutions that improve on ``objective``."""
-    candidates = [problem.round_integers(np.asarray(x, dtype=float))
-                  for x in neighborhood.info.get("solutions", [])]
+    candidates = [
+        problem.round_integers(np.asarray(x, dtype=float))
+        for x in neighborhood.info.get("solutions", [])
+    ]
     gains = [improvement(problem, objective, problem.objective_value(x)) for x in candidates]
-    return [(g, x) for g, x in zip(gains, candidates)
-            if g > 1e-6 * max(1.0, abs(objective)) and problem.check(x).feasible]
+    return [
+        (g, x)
+        for g, x in zip(gains, candidates)
+        if g > 1e-6 * max(1.0, abs(objective)) and problem.check(x).feasible
+    ]
 
 
 def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict:
@@ -263,22 +305,50 @@ def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict
     solver = ScipSubSolver(problem)
     extractor = FeatureExtractor(problem, lp_time_limit=config.lp_time_limit)
     incumbent = Incumbent(problem, began, history_length=HISTORY_LENGTH)
-    solver.solve(time_limit=config.initial_time_limit, seed=int(rng.integers(SEED_BOUND)),
-                 solution_limit=config.initial_solution_limit, on_found=incumbent.offer_found)
-    data = {"format": DATASET_FORMAT, "instance": problem.name, "features": feature_spec(),
-            "settings": asdict(config), "seed": seed, "edge_index": extractor.edge_index,
-            "edge_features": extractor.edge_features, "samples": []}
+    solver.solve(
+        time_limit=config.initial_time_limit,
+        seed=int(rng.integers(SEED_BOUND)),
+        solution_limit=config.initial_solution_limit,
+        on_found=incumbent.offer_found,
+    )
+    data = {
+        "format": DATASET_FORMAT,
+        "instance": problem.name,
+        "features": feature_spec(),
+        "settings": asdict(config),
+        "seed": seed,
+        "edge_index": extractor.edge_index,
+        "edge_features": extractor.edge_features,
+        "samples": [],
+    }
     if incumbent.x is None:
-        log.warning("%s: no initial solution within %.1fs; no samples", problem.name,
-                    config.initial_time_limit)
+        log.warning(
+            "%s: no initial solution within %.1fs; no samples",
+            problem.name,
+            config.initial_time_limit,
+        )
     else:
         recorder = SampleRecorder(solver, extractor, config, rng)
-        size_rule = AdaptiveSize(len(problem.integer_indices), config.initial_fraction,
-                                 config.growth, config.max_fraction, shrink=None)
+        size_rule = AdaptiveSize(
+            len(problem.integer_indices),
+            config.initial_fraction,
+            config.growth,
+            config.max_fraction,
+            shrink=None,
+        )
         stop = MaxIterations(config.iterations) | NoImprovement(iterations=config.max_failures)
         expert = LocalBranching(**(config.expert or {}))
-        _, reason = run_lns(problem, expert, ExpertStep(), incumbent, config=LNSConfig(), rng=rng,
-                            stop=stop, callbacks=[recorder], size_rule=size_rule)
+        _, reason = run_lns(
+            problem,
+            expert,
+            ExpertStep(),
+            incumbent,
+            config=LNSConfig(),
+            rng=rng,
+            stop=stop,
+            callbacks=[recorder],
+            size_rule=size_rule,
+        )
         if reason is StopReason.INTERRUPTED:  # an instance cut short must not be written as done
             raise KeyboardInterrupt
         data["samples"] = recorder.samples
@@ -331,8 +401,13 @@ def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed:
         partial = target.with_suffix(f".partial{os.getpid()}")
         torch.save(_to_tensors(data), partial)
         partial.replace(target)
-        log.info("%s: %d samples in %.1fs -> %s", problem.name, len(data["samples"]),
-                 data["collect_time"], target)
+        log.info(
+            "%s: %d samples in %.1fs -> %s",
+            problem.name,
+            len(data["samples"]),
+            data["collect_time"],
+            target,
+        )
         written.append(target)
     return written
 
@@ -363,6 +438,8 @@ def load_instance_file(path: str | Path) -> dict:
         raise CheckpointError(f"{path}: not a CL-LNS sample file of format {DATASET_FORMAT}")
     if data["features"] != feature_spec():
         version = data["features"].get("version")
-        raise CheckpointError(f"{path}: collected with other features (version {version}, "
-                              f"this code: {feature_spec()['version']}); collect again")
+        raise CheckpointError(
+            f"{path}: collected with other features (version {version}, "
+            f"this code: {feature_spec()['version']}); collect again"
+        )
     return data

@@ -1,4 +1,5 @@
 """The collected samples as graphs with their positive and negative neighborhoods, split by instance."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,13 +46,21 @@ def load_samples(files: list, min_negatives: int = 1) -> list[Sample]:
         for s in data["samples"]:
             if len(s["negatives"]) < min_negatives or len(s["positives"]) == 0:
                 continue
-            graph = make_graph(s["variable_features"], s["constraint_features"], data["edge_index"],
-                               data["edge_features"])
-            samples.append(Sample(graph, s["positives"].float(), s["negatives"].float(), data["instance"]))
+            graph = make_graph(
+                s["variable_features"],
+                s["constraint_features"],
+                data["edge_index"],
+                data["edge_features"],
+            )
+            samples.append(
+                Sample(graph, s["positives"].float(), s["negatives"].float(), data["instance"])
+            )
     return samples
 
 
-def split_files(files: list, validation_fraction: float, rng: np.random.Generator) -> tuple[list, list]:
+def split_files(
+    files: list, validation_fraction: float, rng: np.random.Generator
+) -> tuple[list, list]:
     """Hold out ``validation_fraction`` of the instances (at least one when there are two or more)."""
     files = list(files)
     order = rng.permutation(len(files))
@@ -68,9 +77,15 @@ def split_files(files: list, validation_fraction: float, rng: np.random.Generato
 def normalization_stats(samples: list[Sample]) -> dict:
     """Per-column mean and standard deviation of each input block over ``samples`` (std 1 where constant)."""
     stats = {}
-    for block, key in (("variable", "variable_features"), ("constraint", "constraint_features"),
-                       ("edge", "edge_features")):
+    for block, key in (
+        ("variable", "variable_features"),
+        ("constraint", "constraint_features"),
+        ("edge", "edge_features"),
+    ):
         stacked = torch.cat([getattr(s.graph, key) for s in samples]).double()
         std = stacked.std(dim=0, unbiased=False)
-        stats[block] = (stacked.mean(dim=0).float(), torch.where(std > 1e-8, std, torch.ones_like(std)).float())
+        stats[block] = (
+            stacked.mean(dim=0).float(),
+            torch.where(std > 1e-8, std, torch.ones_like(std)).float(),
+        )
     return stats

@@ -22,6 +22,7 @@ additionally standardises each column with statistics of its training set.
 The columns are named by :class:`VarFeature`, :class:`ConsFeature` and :class:`EdgeFeature`;
 a checkpoint stores the names so that a model is never fed columns it was not trained on.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,25 +43,25 @@ _TIGHT_TOL = 1e-6
 class VarFeature(IntEnum):
     """Columns of the variable feature matrix (static first, then dynamic)."""
 
-    OBJECTIVE = 0            # c_j / max|c| (minimisation sense)
+    OBJECTIVE = 0  # c_j / max|c| (minimisation sense)
     IS_BINARY = 1
-    IS_INTEGER = 2           # general integer
+    IS_INTEGER = 2  # general integer
     IS_CONTINUOUS = 3
-    HAS_LOWER = 4            # finite lower bound
+    HAS_LOWER = 4  # finite lower bound
     HAS_UPPER = 5
-    LOWER = 6                # slog(l_j), 0 if infinite
+    LOWER = 6  # slog(l_j), 0 if infinite
     UPPER = 7
-    LP_VALUE = 8             # slog(x_lp)
-    LP_FRACTIONALITY = 9     # |x_lp - round(x_lp)| for integer variables
+    LP_VALUE = 8  # slog(x_lp)
+    LP_FRACTIONALITY = 9  # |x_lp - round(x_lp)| for integer variables
     LP_AT_LOWER = 10
     LP_AT_UPPER = 11
-    REDUCED_COST = 12        # d_j / max|c|
-    DEGREE = 13              # non-zeros in the column / max over columns (Khalil: constraint degree)
-    COEF_MEAN = 14           # mean, min, max of a_ij / ||a_i|| over its rows (Khalil: coefficient stats)
+    REDUCED_COST = 12  # d_j / max|c|
+    DEGREE = 13  # non-zeros in the column / max over columns (Khalil: constraint degree)
+    COEF_MEAN = 14  # mean, min, max of a_ij / ||a_i|| over its rows (Khalil: coefficient stats)
     COEF_MIN = 15
     COEF_MAX = 16
-    INCUMBENT = 17           # slog(x*), dynamic from here on
-    INCUMBENT_LP_DISTANCE = 18   # slog(|x* - x_lp|)
+    INCUMBENT = 17  # slog(x*), dynamic from here on
+    INCUMBENT_LP_DISTANCE = 18  # slog(|x* - x_lp|)
     HISTORY_1_PRESENT = 19
     HISTORY_1_VALUE = 20
     HISTORY_2_PRESENT = 21
@@ -72,24 +73,24 @@ class VarFeature(IntEnum):
 class ConsFeature(IntEnum):
     """Columns of the constraint feature matrix; each node is a row ``a x <= b``."""
 
-    RHS = 0                  # b / ||a||
-    IS_EQUALITY = 1          # split from an equality row
-    IS_LOWER_SIDE = 2        # the ``-a x <= -l`` half of a row
-    OBJ_COSINE = 3           # cosine between a and c (Gasse)
-    DEGREE = 4               # non-zeros / max over rows
-    LP_DUAL = 5              # dual / max|c| scaled by ||a||, i.e. the dual of the normalised row
-    LP_SLACK = 6             # (b - a x_lp) / ||a||
+    RHS = 0  # b / ||a||
+    IS_EQUALITY = 1  # split from an equality row
+    IS_LOWER_SIDE = 2  # the ``-a x <= -l`` half of a row
+    OBJ_COSINE = 3  # cosine between a and c (Gasse)
+    DEGREE = 4  # non-zeros / max over rows
+    LP_DUAL = 5  # dual / max|c| scaled by ||a||, i.e. the dual of the normalised row
+    LP_SLACK = 6  # (b - a x_lp) / ||a||
     LP_TIGHT = 7
-    INCUMBENT_SLACK = 8      # (b - a x*) / ||a||, dynamic from here on
+    INCUMBENT_SLACK = 8  # (b - a x*) / ||a||, dynamic from here on
     INCUMBENT_TIGHT = 9
 
 
 class EdgeFeature(IntEnum):
     """Columns of the edge feature matrix (one edge per non-zero of a constraint node)."""
 
-    COEF = 0                 # slog(a_ij)
-    COEF_NORMALIZED = 1      # a_ij / ||a_i||
-    COEF_OVER_RHS = 2        # slog(a_ij / max(1e-6, |b_i|)), the paper's second edge feature
+    COEF = 0  # slog(a_ij)
+    COEF_NORMALIZED = 1  # a_ij / ||a_i||
+    COEF_OVER_RHS = 2  # slog(a_ij / max(1e-6, |b_i|)), the paper's second edge feature
 
 
 VAR_DYNAMIC_START = VarFeature.INCUMBENT
@@ -98,10 +99,12 @@ CONS_DYNAMIC_START = ConsFeature.INCUMBENT_SLACK
 
 def feature_spec() -> dict:
     """Plain description of the columns, stored in checkpoints and compared when loading."""
-    return {"version": FEATURE_VERSION,
-            "variable": [f.name for f in VarFeature],
-            "constraint": [f.name for f in ConsFeature],
-            "edge": [f.name for f in EdgeFeature]}
+    return {
+        "version": FEATURE_VERSION,
+        "variable": [f.name for f in VarFeature],
+        "constraint": [f.name for f in ConsFeature],
+        "edge": [f.name for f in EdgeFeature],
+    }
 
 
 def slog(x):
@@ -163,14 +166,18 @@ def split_rows(problem: Problem) -> tuple:
     return matrix, rhs, is_equality, is_lower_side, upper, lower
 
 
-def solve_root_lp(problem: Problem, upper_rows: np.ndarray, lower_rows: np.ndarray, time_limit: float) -> RootLP:
+def solve_root_lp(
+    problem: Problem, upper_rows: np.ndarray, lower_rows: np.ndarray, time_limit: float
+) -> RootLP:
     """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS) in the minimisation sense and split-row form.
 
     A row's dual ``d`` (minimisation sense) is ``<= 0`` when its upper side binds and ``>= 0``
     when its lower side does; its ``a x <= u`` node gets ``min(d, 0)`` and its ``-a x <= -l``
     node ``-max(d, 0)``, both ``<= 0`` like the duals of ``<=`` rows of a minimisation.
     """
-    from lns.core.lp import solve_lp  # scipy.optimize, imported late: learning.selector starts it in the background
+    from lns.core.lp import (
+        solve_lp,
+    )  # scipy.optimize, imported late: learning.selector starts it in the background
 
     lp = solve_lp(problem, time_limit=time_limit)
     n = problem.n_vars
@@ -178,7 +185,9 @@ def solve_root_lp(problem: Problem, upper_rows: np.ndarray, lower_rows: np.ndarr
         return RootLP(np.zeros(n), np.zeros(n), np.zeros(len(upper_rows) + len(lower_rows)), False)
     sign = 1.0 if problem.sense == "minimize" else -1.0
     duals = sign * lp.row_duals
-    split_duals = np.concatenate([np.minimum(duals[upper_rows], 0.0), -np.maximum(duals[lower_rows], 0.0)])
+    split_duals = np.concatenate(
+        [np.minimum(duals[upper_rows], 0.0), -np.maximum(duals[lower_rows], 0.0)]
+    )
     return RootLP(lp.x[:n], sign * lp.reduced_costs[:n], split_duals, True)
 
 
@@ -203,8 +212,9 @@ class FeatureExtractor:
         coo = matrix.tocoo()
         self.edge_index = np.vstack([coo.row, coo.col]).astype(np.int64)
         normalized = coo.data / self.row_norm[coo.row]
-        self.edge_features = np.column_stack([
-            slog(coo.data), normalized, slog(coo.data / np.maximum(1e-6, np.abs(rhs[coo.row])))]).astype(np.float32)
+        self.edge_features = np.column_stack(
+            [slog(coo.data), normalized, slog(coo.data / np.maximum(1e-6, np.abs(rhs[coo.row])))]
+        ).astype(np.float32)
         self.var_static = self._variable_static(coo, normalized)
         self.cons_static = self._constraint_static(is_equality, is_lower_side)
 
@@ -220,17 +230,29 @@ class FeatureExtractor:
         has_lower, has_upper = np.isfinite(p.lower), np.isfinite(p.upper)
         features[:, VarFeature.HAS_LOWER] = has_lower
         features[:, VarFeature.HAS_UPPER] = has_upper
-        features[:, VarFeature.LOWER] = np.where(has_lower, slog(np.where(has_lower, p.lower, 0.0)), 0.0)
-        features[:, VarFeature.UPPER] = np.where(has_upper, slog(np.where(has_upper, p.upper, 0.0)), 0.0)
+        features[:, VarFeature.LOWER] = np.where(
+            has_lower, slog(np.where(has_lower, p.lower, 0.0)), 0.0
+        )
+        features[:, VarFeature.UPPER] = np.where(
+            has_upper, slog(np.where(has_upper, p.upper, 0.0)), 0.0
+        )
         features[:, VarFeature.LP_VALUE] = slog(lp.x)
-        features[:, VarFeature.LP_FRACTIONALITY] = np.where(p.integer_mask, np.abs(lp.x - np.round(lp.x)), 0.0)
+        features[:, VarFeature.LP_FRACTIONALITY] = np.where(
+            p.integer_mask, np.abs(lp.x - np.round(lp.x)), 0.0
+        )
         if lp.ok:
-            features[:, VarFeature.LP_AT_LOWER] = has_lower & (np.abs(lp.x - np.where(has_lower, p.lower, 0)) < _TIGHT_TOL)
-            features[:, VarFeature.LP_AT_UPPER] = has_upper & (np.abs(lp.x - np.where(has_upper, p.upper, 0)) < _TIGHT_TOL)
+            features[:, VarFeature.LP_AT_LOWER] = has_lower & (
+                np.abs(lp.x - np.where(has_lower, p.lower, 0)) < _TIGHT_TOL
+            )
+            features[:, VarFeature.LP_AT_UPPER] = has_upper & (
+                np.abs(lp.x - np.where(has_upper, p.upper, 0)) < _TIGHT_TOL
+            )
         features[:, VarFeature.REDUCED_COST] = lp.reduced_costs / scale
         degree = np.bincount(coo.col, minlength=n)
         features[:, VarFeature.DEGREE] = degree / max(degree.max(initial=0), 1)
-        features[:, VarFeature.COEF_MEAN] = np.bincount(coo.col, normalized, minlength=n) / np.maximum(degree, 1)
+        features[:, VarFeature.COEF_MEAN] = np.bincount(
+            coo.col, normalized, minlength=n
+        ) / np.maximum(degree, 1)
         coef_min, coef_max = np.zeros(n), np.zeros(n)
         if len(normalized):
             coef_min[:] = np.inf
@@ -253,7 +275,9 @@ class FeatureExtractor:
         features[:, ConsFeature.RHS] = self.rhs / self.row_norm
         features[:, ConsFeature.IS_EQUALITY] = is_equality
         features[:, ConsFeature.IS_LOWER_SIDE] = is_lower_side
-        features[:, ConsFeature.OBJ_COSINE] = (matrix @ c) / (self.row_norm * c_norm) if c_norm > 0 else 0.0
+        features[:, ConsFeature.OBJ_COSINE] = (
+            (matrix @ c) / (self.row_norm * c_norm) if c_norm > 0 else 0.0
+        )
         degree = np.diff(matrix.indptr)
         features[:, ConsFeature.DEGREE] = degree / max(degree.max(initial=0), 1)
         features[:, ConsFeature.LP_DUAL] = lp.duals * self.row_norm / scale
@@ -274,7 +298,9 @@ class FeatureExtractor:
         variables[:, VarFeature.INCUMBENT_LP_DISTANCE] = slog(np.abs(incumbent - self.lp.x))
         for i, earlier in enumerate(list(history)[:HISTORY_LENGTH]):
             variables[:, VarFeature[f"HISTORY_{i + 1}_PRESENT"]] = 1.0
-            variables[:, VarFeature[f"HISTORY_{i + 1}_VALUE"]] = slog(np.asarray(earlier, dtype=np.float64))
+            variables[:, VarFeature[f"HISTORY_{i + 1}_VALUE"]] = slog(
+                np.asarray(earlier, dtype=np.float64)
+            )
         constraints = self.cons_static.copy()
         slack = (self.rhs - self.matrix @ incumbent) / self.row_norm
         constraints[:, ConsFeature.INCUMBENT_SLACK] = slog(slack)

@@ -6,6 +6,7 @@ Two node types share one ``Data``: ``edge_index[0]`` indexes constraint nodes an
 ``num_nodes`` is the number of variables, so that ``batch`` and ``ptr`` of a
 :class:`torch_geometric.data.Batch` follow the variables, whose scores the loss needs.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,9 @@ class BipartiteGraph(Data):
 
     def __inc__(self, key, value, *args, **kwargs):
         if key == "edge_index":
-            return torch.tensor([[self.constraint_features.size(0)], [self.variable_features.size(0)]])
+            return torch.tensor(
+                [[self.constraint_features.size(0)], [self.variable_features.size(0)]]
+            )
         return super().__inc__(key, value, *args, **kwargs)
 
 
@@ -31,10 +34,15 @@ def make_graph(variable_features, constraint_features, edge_index, edge_features
         constraint_features=torch.as_tensor(np.asarray(constraint_features, dtype=np.float32)),
         edge_index=torch.as_tensor(np.asarray(edge_index, dtype=np.int64)),
         edge_features=torch.as_tensor(np.asarray(edge_features, dtype=np.float32)),
-        num_nodes=variables.size(0))
+        num_nodes=variables.size(0),
+    )
 
 
 def observation_graph(observation) -> BipartiteGraph:
     """The graph of a :class:`learning.features.Observation`."""
-    return make_graph(observation.variable_features, observation.constraint_features,
-                      observation.edge_index, observation.edge_features)
+    return make_graph(
+        observation.variable_features,
+        observation.constraint_features,
+        observation.edge_index,
+        observation.edge_features,
+    )

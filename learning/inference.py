@@ -71,7 +71,7 @@ class _Direction:
     gather: sp.csr_matrix
 
     @classmethod
-    def of(cls, source: np.ndarray, target: np.ndarray, n_targets: int) -> "_Direction":
+    def of(cls, source: np.ndarray, target: np.ndarray, n_targets: int) -> _Direction:
         order = np.argsort(target, kind="stable")
         source, target = source[order], target[order]
         first = np.r_[True, target[1:] != target[:-1]] if len(target) else np.zeros(0, dtype=bool)
@@ -128,8 +128,13 @@ class NumpyPolicy:
         mean, std = self.state[f"{block}_norm.mean"], self.state[f"{block}_norm.std"]
         return (np.asarray(x, dtype=np.float32) - mean) / std
 
-    def graph_cache(self, edge_index: np.ndarray, edge_features: np.ndarray, n_variables: int,
-                    n_constraints: int) -> GraphCache:
+    def graph_cache(
+        self,
+        edge_index: np.ndarray,
+        edge_features: np.ndarray,
+        n_variables: int,
+        n_constraints: int,
+    ) -> GraphCache:
         """What :meth:`logits` reuses for every observation of one graph.
 
         ``edge_index`` row 0 holds the constraint node of each edge, row 1 its variable.
@@ -146,8 +151,14 @@ class NumpyPolicy:
             terms[name] = edges[direction.order] @ (projection @ weight).T + projection @ bias
         return GraphCache(to_constraints, to_variables, terms)
 
-    def _attention(self, name: str, source: np.ndarray, target: np.ndarray, direction: _Direction,
-                   edge_term: np.ndarray) -> np.ndarray:
+    def _attention(
+        self,
+        name: str,
+        source: np.ndarray,
+        target: np.ndarray,
+        direction: _Direction,
+        edge_term: np.ndarray,
+    ) -> np.ndarray:
         """One :class:`learning.model._AttentionPass`: GATv2 aggregate, then the update MLP."""
         s = self.state
         left = _linear(source, s, f"{name}.conv.lin_l")

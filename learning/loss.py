@@ -11,6 +11,7 @@ vectors ``a``, CL-LNS (Huang et al., ICML 2023, eq. 2) minimises
 with temperature ``tau = 0.07``. With ``s = a^T pi / tau`` each term is computed as ``logsumexp([0, s_{a'} - s_a, ...])``, which
 stays finite and precise for the large dot products of big neighborhoods.
 """
+
 from __future__ import annotations
 
 import torch
@@ -21,8 +22,12 @@ from lns.core.errors import UnknownNameError
 LOSSES = ("infonce", "bce")
 
 
-def info_nce(logits: torch.Tensor, positives: torch.Tensor, negatives: torch.Tensor,
-             temperature: float = 0.07) -> torch.Tensor:
+def info_nce(
+    logits: torch.Tensor,
+    positives: torch.Tensor,
+    negatives: torch.Tensor,
+    temperature: float = 0.07,
+) -> torch.Tensor:
     """InfoNCE of one graph.
 
     Parameters
@@ -38,12 +43,18 @@ def info_nce(logits: torch.Tensor, positives: torch.Tensor, negatives: torch.Ten
     positive = positives.to(scores.dtype) @ scores / temperature
     negative = negatives.to(scores.dtype) @ scores / temperature
     # -log(e^p / (e^p + sum e^n)) = log(1 + sum e^(n - p)): differences first, so large scores lose no precision.
-    differences = torch.cat([torch.zeros_like(positive)[:, None], negative[None, :] - positive[:, None]], dim=1)
+    differences = torch.cat(
+        [torch.zeros_like(positive)[:, None], negative[None, :] - positive[:, None]], dim=1
+    )
     return torch.logsumexp(differences, dim=1).mean()
 
 
-def imitation_bce(logits: torch.Tensor, positives: torch.Tensor, negatives: torch.Tensor | None = None,
-                  temperature: float | None = None) -> torch.Tensor:
+def imitation_bce(
+    logits: torch.Tensor,
+    positives: torch.Tensor,
+    negatives: torch.Tensor | None = None,
+    temperature: float | None = None,
+) -> torch.Tensor:
     """Binary cross-entropy against the expert's (first, i.e. Local Branching's best) positive neighborhood.
 
     The imitation-learning baseline of Sonnerat et al. (2021), the ablation of CL-LNS.

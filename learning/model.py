@@ -20,6 +20,7 @@ a batch is one big disconnected graph):
 With the defaults and this project's 25 / 10 / 3 input columns it has about 62k parameters,
 as in the paper.
 """
+
 from __future__ import annotations
 
 import torch
@@ -51,12 +52,23 @@ class _Standardize(nn.Module):
 class _AttentionPass(nn.Module):
     """One directed half of the bipartite message passing: attention aggregate, then MLP over [aggregate || self]."""
 
-    def __init__(self, emb_size: int, heads: int, head_channels: int, negative_slope: float, dropout: float):
+    def __init__(
+        self, emb_size: int, heads: int, head_channels: int, negative_slope: float, dropout: float
+    ):
         super().__init__()
-        self.conv = GATv2Conv((emb_size, emb_size), head_channels, heads=heads, concat=True,
-                              negative_slope=negative_slope, dropout=dropout, add_self_loops=False,
-                              edge_dim=emb_size)
-        self.update = _mlp([heads * head_channels + emb_size, emb_size, emb_size], final_activation=True)
+        self.conv = GATv2Conv(
+            (emb_size, emb_size),
+            head_channels,
+            heads=heads,
+            concat=True,
+            negative_slope=negative_slope,
+            dropout=dropout,
+            add_self_loops=False,
+            edge_dim=emb_size,
+        )
+        self.update = _mlp(
+            [heads * head_channels + emb_size, emb_size, emb_size], final_activation=True
+        )
 
     def forward(self, source, target, edge_index, edge_embedding):
         aggregate = self.conv((source, target), edge_index, edge_embedding)
@@ -80,27 +92,53 @@ class GATPolicy(nn.Module):
         Dropout on the attention coefficients (0 in the paper).
     """
 
-    def __init__(self, n_variable_features: int, n_constraint_features: int, n_edge_features: int,
-                 emb_size: int = 64, heads: int = 8, head_channels: int = 8, negative_slope: float = 0.2,
-                 dropout: float = 0.0):
+    def __init__(
+        self,
+        n_variable_features: int,
+        n_constraint_features: int,
+        n_edge_features: int,
+        emb_size: int = 64,
+        heads: int = 8,
+        head_channels: int = 8,
+        negative_slope: float = 0.2,
+        dropout: float = 0.0,
+    ):
         super().__init__()
-        self.config = dict(n_variable_features=n_variable_features, n_constraint_features=n_constraint_features,
-                           n_edge_features=n_edge_features, emb_size=emb_size, heads=heads,
-                           head_channels=head_channels, negative_slope=negative_slope, dropout=dropout)
+        self.config = dict(
+            n_variable_features=n_variable_features,
+            n_constraint_features=n_constraint_features,
+            n_edge_features=n_edge_features,
+            emb_size=emb_size,
+            heads=heads,
+            head_channels=head_channels,
+            negative_slope=negative_slope,
+            dropout=dropout,
+        )
         self.variable_norm = _Standardize(n_variable_features)
         self.constraint_norm = _Standardize(n_constraint_features)
         self.edge_norm = _Standardize(n_edge_features)
-        self.variable_embedding = _mlp([n_variable_features, emb_size, emb_size], final_activation=True)
-        self.constraint_embedding = _mlp([n_constraint_features, emb_size, emb_size], final_activation=True)
+        self.variable_embedding = _mlp(
+            [n_variable_features, emb_size, emb_size], final_activation=True
+        )
+        self.constraint_embedding = _mlp(
+            [n_constraint_features, emb_size, emb_size], final_activation=True
+        )
         self.edge_embedding = nn.Linear(n_edge_features, emb_size)
-        self.variable_to_constraint = _AttentionPass(emb_size, heads, head_channels, negative_slope, dropout)
-        self.constraint_to_variable = _AttentionPass(emb_size, heads, head_channels, negative_slope, dropout)
+        self.variable_to_constraint = _AttentionPass(
+            emb_size, heads, head_channels, negative_slope, dropout
+        )
+        self.constraint_to_variable = _AttentionPass(
+            emb_size, heads, head_channels, negative_slope, dropout
+        )
         self.output = _mlp([emb_size, emb_size, 1], final_activation=False)
 
     def set_normalization(self, stats: dict) -> None:
         """Set the input statistics: ``stats[block] = (mean, std)`` for block in variable/constraint/edge."""
-        for block, layer in (("variable", self.variable_norm), ("constraint", self.constraint_norm),
-                             ("edge", self.edge_norm)):
+        for block, layer in (
+            ("variable", self.variable_norm),
+            ("constraint", self.constraint_norm),
+            ("edge", self.edge_norm),
+        ):
             mean, std = stats[block]
             layer.mean.copy_(torch.as_tensor(mean, dtype=torch.float32))
             layer.std.copy_(torch.as_tensor(std, dtype=torch.float32).clamp_min(1e-6))
@@ -118,6 +156,10 @@ class GATPolicy(nn.Module):
         edges = self.edge_embedding(self.edge_norm(graph.edge_features))
         constraint_to_variable = graph.edge_index
         variable_to_constraint = constraint_to_variable.flip(0)
-        constraints = self.variable_to_constraint(variables, constraints, variable_to_constraint, edges)
-        variables = self.constraint_to_variable(constraints, variables, constraint_to_variable, edges)
+        constraints = self.variable_to_constraint(
+            variables, constraints, variable_to_constraint, edges
+        )
+        variables = self.constraint_to_variable(
+            constraints, variables, constraint_to_variable, edges
+        )
         return self.output(variables).squeeze(-1)

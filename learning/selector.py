@@ -148,8 +148,12 @@ class CLLNS(Selector):
     #: read, not before: the read holds Python's lock and would only be slowed down.
     background_imports: tuple = ("lns.core.lp",)
 
-    def __init__(self, checkpoint: str | Path | None = None, lp_time_limit: float = 60.0,
-                 threads: int | None = 1):
+    def __init__(
+        self,
+        checkpoint: str | Path | None = None,
+        lp_time_limit: float = 60.0,
+        threads: int | None = 1,
+    ):
         if not lp_time_limit > 0:
             raise ValueError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -189,8 +193,12 @@ class CLLNS(Selector):
         """
         self._checked = problem
         if self.imports is None:
-            self.imports = threading.Thread(target=_import_all, args=(self.background_imports,),
-                                            name="cl_lns imports", daemon=True)
+            self.imports = threading.Thread(
+                target=_import_all,
+                args=(self.background_imports,),
+                name="cl_lns imports",
+                daemon=True,
+            )
             self.imports.start()
         detected = detect_class(problem)
         if self.requested is None:
@@ -204,17 +212,29 @@ class CLLNS(Selector):
                 )
             if self.checkpoint != models[detected.name]:
                 self._load(models[detected.name])
-            log.info("%s: cl_lns uses the shipped %s model (%s)", problem.name, detected.name,
-                     detected.reason)
+            log.info(
+                "%s: cl_lns uses the shipped %s model (%s)",
+                problem.name,
+                detected.name,
+                detected.reason,
+            )
             return
         trained = self._trained_on.get("class")
         if trained is None:
-            log.warning("%s: checkpoint %s records no problem class; cannot check that it fits",
-                        problem.name, self.checkpoint)
+            log.warning(
+                "%s: checkpoint %s records no problem class; cannot check that it fits",
+                problem.name,
+                self.checkpoint,
+            )
         elif trained != detected.name:
-            log.warning("%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)",
-                        problem.name, self.checkpoint, trained,
-                        detected.name or "none of the CL-LNS classes", detected.reason)
+            log.warning(
+                "%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)",
+                problem.name,
+                self.checkpoint,
+                trained,
+                detected.name or "none of the CL-LNS classes",
+                detected.reason,
+            )
 
     def setup(self, problem: Problem) -> None:
         """Check ``problem`` (unless :meth:`check` did) and forget the previous problem's features.
@@ -243,8 +263,11 @@ class CLLNS(Selector):
         limit = max(0.01, min(self.lp_time_limit, state.time_left()))
         extractor = FeatureExtractor(state.problem, lp_time_limit=limit)
         if not extractor.lp.ok:
-            log.info("%s: root LP not solved within %.2fs; its feature columns are zero",
-                     state.problem.name, limit)
+            log.info(
+                "%s: root LP not solved within %.2fs; its feature columns are zero",
+                state.problem.name,
+                limit,
+            )
         return extractor
 
     def scores(self, state: SearchState) -> np.ndarray | None:
@@ -278,10 +301,14 @@ class CLLNS(Selector):
             if self._graph is None:
                 extractor = self._extractor
                 self._graph = self._policy.graph_cache(
-                    extractor.edge_index, extractor.edge_features, state.problem.n_vars,
-                    extractor.matrix.shape[0])
-            scores = self._policy.scores(observation.variable_features,
-                                         observation.constraint_features, self._graph)
+                    extractor.edge_index,
+                    extractor.edge_features,
+                    state.problem.n_vars,
+                    extractor.matrix.shape[0],
+                )
+            scores = self._policy.scores(
+                observation.variable_features, observation.constraint_features, self._graph
+            )
         self._last["inference_time"] = time.perf_counter() - began
         self._cache = ([np.array(a, copy=True) for a in inputs], scores)
         return scores.copy()

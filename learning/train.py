@@ -5,6 +5,7 @@ AdamW (lr 1e-3, weight decay 5e-5, amsgrad), batches of graphs, the InfoNCE loss
 checkpoint with the lowest validation loss (or the highest validation top-k recall) kept, one
 CSV line per epoch (and TensorBoard scalars when the ``tensorboard`` package is installed).
 """
+
 from __future__ import annotations
 
 import csv
@@ -86,13 +87,17 @@ def graph_logits(model: GATPolicy, samples: list) -> list[torch.Tensor]:
     """The logits of each graph of ``samples``, in order, scored in one batched forward pass."""
     batch = Batch.from_data_list([s.graph for s in samples])
     logits = model(batch)
-    return [logits[batch.ptr[i]:batch.ptr[i + 1]] for i in range(len(samples))]
+    return [logits[batch.ptr[i] : batch.ptr[i + 1]] for i in range(len(samples))]
 
 
 def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> torch.Tensor:
     """Mean loss over the graphs of ``samples``."""
-    return torch.stack([loss(logits, s.positives, s.negatives, temperature)
-                        for s, logits in zip(samples, graph_logits(model, samples))]).mean()
+    return torch.stack(
+        [
+            loss(logits, s.positives, s.negatives, temperature)
+            for s, logits in zip(samples, graph_logits(model, samples))
+        ]
+    ).mean()
 
 
 def top_k_recall(logits: torch.Tensor, positives: torch.Tensor) -> float:
@@ -114,15 +119,20 @@ def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> tuple[floa
     total, recall = 0.0, 0.0
     with torch.no_grad():
         for start in range(0, len(samples), config.batch_size):
-            chunk = samples[start:start + config.batch_size]
+            chunk = samples[start : start + config.batch_size]
             for s, logits in zip(chunk, graph_logits(model, chunk)):
                 total += float(loss(logits, s.positives, s.negatives, config.temperature))
                 recall += top_k_recall(logits, s.positives)
     return total / len(samples), recall / len(samples)
 
 
-def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv: str | Path | None = None,
-          tensorboard_dir: str | Path | None = None) -> dict:
+def train(
+    data_dirs: list,
+    checkpoint: str | Path,
+    config: TrainConfig,
+    log_csv: str | Path | None = None,
+    tensorboard_dir: str | Path | None = None,
+) -> dict:
     """Train on the sample files of ``data_dirs``; write the best checkpoint and the curves.
 
     The curves go to ``log_csv`` and, when TensorBoard is installed, to ``tensorboard_dir``
@@ -145,11 +155,15 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
     train_samples = load_samples(train_files, min_negatives=minimum)
     validation_samples = load_samples(validation_files, min_negatives=minimum)
     if not train_samples:
-        raise ValueError(f"no usable training samples in {[str(d) for d in data_dirs]} "
-                         f"({len(train_files)} instance files; InfoNCE needs samples with negatives)")
+        raise ValueError(
+            f"no usable training samples in {[str(d) for d in data_dirs]} "
+            f"({len(train_files)} instance files; InfoNCE needs samples with negatives)"
+        )
     model = GATPolicy(len(VarFeature), len(ConsFeature), len(EdgeFeature), **config.model)
     model.set_normalization(normalization_stats(train_samples))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True
+    )
     loss = loss_function(config.loss)
     history, best = [], (float("inf"), -1)
     writer = _CurveWriter(log_csv, tensorboard_dir)
@@ -158,7 +172,7 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
         order = rng.permutation(len(train_samples))
         total = 0.0
         for start in range(0, len(order), config.batch_size):
-            chunk = [train_samples[i] for i in order[start:start + config.batch_size]]
+            chunk = [train_samples[i] for i in order[start : start + config.batch_size]]
             optimizer.zero_grad()
             value = batch_loss(model, chunk, loss, config.temperature)
             value.backward()
@@ -170,33 +184,58 @@ def train(data_dirs: list, checkpoint: str | Path, config: TrainConfig, log_csv:
             criterion = train_loss
         else:
             criterion = validation_loss if config.select_by == "loss" else -validation_recall
-        row = {"epoch": epoch, "train_loss": train_loss, "validation_loss": validation_loss,
-               "validation_recall": validation_recall, "time": time.perf_counter() - began}
+        row = {
+            "epoch": epoch,
+            "train_loss": train_loss,
+            "validation_loss": validation_loss,
+            "validation_recall": validation_recall,
+            "time": time.perf_counter() - began,
+        }
         history.append(row)
         writer.write(row)
-        log.info("epoch %d: train %.4f, validation %.4f (recall %.3f)", epoch, train_loss, validation_loss,
-                 validation_recall)
+        log.info(
+            "epoch %d: train %.4f, validation %.4f (recall %.3f)",
+            epoch,
+            train_loss,
+            validation_loss,
+            validation_recall,
+        )
         if criterion < best[0]:
             best = (criterion, epoch)
-            info = {"config": asdict(config), "epoch": epoch, "train_loss": train_loss,
-                    "validation_loss": validation_loss, "validation_recall": validation_recall,
-                    "train_files": [f.name for f in train_files],
-                    "validation_files": [f.name for f in validation_files],
-                    "train_samples": len(train_samples), "validation_samples": len(validation_samples)}
-            save_checkpoint(checkpoint, model, training=info, problem=_problem(config, train_samples))
+            info = {
+                "config": asdict(config),
+                "epoch": epoch,
+                "train_loss": train_loss,
+                "validation_loss": validation_loss,
+                "validation_recall": validation_recall,
+                "train_files": [f.name for f in train_files],
+                "validation_files": [f.name for f in validation_files],
+                "train_samples": len(train_samples),
+                "validation_samples": len(validation_samples),
+            }
+            save_checkpoint(
+                checkpoint, model, training=info, problem=_problem(config, train_samples)
+            )
     writer.close()
     best_row = history[best[1]] if best[1] >= 0 else {}
-    return {"best_epoch": best[1], "best_validation_loss": best_row.get("validation_loss", float("nan")),
-            "best_validation_recall": best_row.get("validation_recall", float("nan")),
-            "train_samples": len(train_samples),
-            "validation_samples": len(validation_samples), "history": history,
-            "train_time": time.perf_counter() - began}
+    return {
+        "best_epoch": best[1],
+        "best_validation_loss": best_row.get("validation_loss", float("nan")),
+        "best_validation_recall": best_row.get("validation_recall", float("nan")),
+        "train_samples": len(train_samples),
+        "validation_samples": len(validation_samples),
+        "history": history,
+        "train_time": time.perf_counter() - began,
+    }
 
 
 def _problem(config: TrainConfig, samples: list) -> dict:
     """The checkpoint's ``problem`` entry: the configured class and the sizes of the training graphs."""
-    return problem_metadata(config.problem_class, [s.graph.variable_features.shape[0] for s in samples],
-                            [s.graph.constraint_features.shape[0] for s in samples])
+    return problem_metadata(
+        config.problem_class,
+        [s.graph.variable_features.shape[0] for s in samples],
+        [s.graph.constraint_features.shape[0] for s in samples],
+    )
 
 
 class _CurveWriter:
@@ -225,8 +264,11 @@ class _CurveWriter:
                     writer.writeheader()
                 writer.writerow(row)
         if self.board is not None:
-            for tag, key in (("loss/train", "train_loss"), ("loss/validation", "validation_loss"),
-                             ("recall/validation", "validation_recall")):
+            for tag, key in (
+                ("loss/train", "train_loss"),
+                ("loss/validation", "validation_loss"),
+                ("recall/validation", "validation_recall"),
+            ):
                 if np.isfinite(row[key]):
                     self.board.add_scalar(tag, row[key], row["epoch"])
             self.board.flush()

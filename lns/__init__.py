@@ -6,18 +6,27 @@
 The names below load on first use (PEP 562), so that importing one module of the
 package (``lns.core.problem``, say, from a selector) does not import the whole API.
 """
+
 import re
 from importlib import import_module, metadata
 from pathlib import Path
 
 _EXPORTS = {
     "solve": "lns.api",
-    "Problem": "lns.core.problem", "read_problem": "lns.core.problem",
-    "Result": "lns.core.result", "Status": "lns.core.result", "Improvement": "lns.core.result", "IterationRecord": "lns.core.result",
+    "Problem": "lns.core.problem",
+    "read_problem": "lns.core.problem",
+    "Result": "lns.core.result",
+    "Status": "lns.core.result",
+    "Improvement": "lns.core.result",
+    "IterationRecord": "lns.core.result",
     "Callback": "lns.core.result",
     "LNSConfig": "lns.core.config",
-    "LNSError": "lns.core.errors", "ProblemReadError": "lns.core.errors", "UnsupportedProblemError": "lns.core.errors",
-    "InfeasibleProblemError": "lns.core.errors", "UnboundedProblemError": "lns.core.errors", "SolutionFileError": "lns.core.errors",
+    "LNSError": "lns.core.errors",
+    "ProblemReadError": "lns.core.errors",
+    "UnsupportedProblemError": "lns.core.errors",
+    "InfeasibleProblemError": "lns.core.errors",
+    "UnboundedProblemError": "lns.core.errors",
+    "SolutionFileError": "lns.core.errors",
     "UnknownNameError": "lns.core.errors",
 }
 #: Modules reachable as attributes: ``lns.stop.NoImprovement(seconds=20) | lns.stop.Target(1500)``.
@@ -32,8 +41,11 @@ def _version() -> str:
         return metadata.version("learned-lns")
     except metadata.PackageNotFoundError:
         pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
-        found = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(), re.MULTILINE) \
-            if pyproject.is_file() else None
+        found = (
+            re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(), re.MULTILINE)
+            if pyproject.is_file()
+            else None
+        )
         return found.group(1) if found else "unknown"
 
 

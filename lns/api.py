@@ -1,4 +1,5 @@
 """``solve()``: the one call that reads a problem and improves it within a budget."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,8 +16,12 @@ from pyscipopt import Model
 from instances.bundled import resolve_instance
 from lns.core.config import DEADLINE_MARGIN, LNSConfig
 from lns.core.cpsat import solve_cpsat
-from lns.core.errors import (InfeasibleProblemError, InvalidArgumentError, UnboundedProblemError,
-                             UnknownNameError)
+from lns.core.errors import (
+    InfeasibleProblemError,
+    InvalidArgumentError,
+    UnboundedProblemError,
+    UnknownNameError,
+)
 from lns.core.incumbent import ImprovingOnly, Incumbent
 from lns.core.interrupt import InterruptGuard
 from lns.core.loop import as_status, run_lns, stop_state
@@ -32,8 +37,8 @@ from lns.core.start import StallRule, StartStrategy, StartTask, make_start
 from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
 from lns.core.validation import check_run_arguments
-from lns.core.watchdog import CLEAN_UP_SHARE
 from lns.core.warm_start import warm_start
+from lns.core.watchdog import CLEAN_UP_SHARE
 from lns.registry import make_selector
 
 log = logging.getLogger("lns")
@@ -44,15 +49,26 @@ SUB_SOLVERS = ("scip", "cpsat")
 CPSAT_OPTIONS = ("num_workers", "max_scale_exponent")
 
 
-def solve(instance: str | Path | Problem | Model, selector: str | Selector = "random", *,
-          method: str = "lns",
-          sub_solver: str | SubSolver = "scip", stop: Stop | None = None,
-          time_limit: float | None = 60.0, iteration_limit: int | None = None, seed: int = 0,
-          initial_solution: str | Path | dict | np.ndarray | None = None,
-          out: str | Path | None = None,
-          optimum: float | None = None, selector_options: dict | None = None,
-          callbacks: list[Callback] | None = None, workers: int = 1,
-          deterministic: bool = False, complete_worker: bool = False, **options) -> Result:
+def solve(
+    instance: str | Path | Problem | Model,
+    selector: str | Selector = "random",
+    *,
+    method: str = "lns",
+    sub_solver: str | SubSolver = "scip",
+    stop: Stop | None = None,
+    time_limit: float | None = 60.0,
+    iteration_limit: int | None = None,
+    seed: int = 0,
+    initial_solution: str | Path | dict | np.ndarray | None = None,
+    out: str | Path | None = None,
+    optimum: float | None = None,
+    selector_options: dict | None = None,
+    callbacks: list[Callback] | None = None,
+    workers: int = 1,
+    deterministic: bool = False,
+    complete_worker: bool = False,
+    **options,
+) -> Result:
     """Find a good solution of a MIP within a time (or iteration) budget.
 
     Parameters
@@ -137,8 +153,9 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     SolutionFileError
         ``initial_solution`` is unreadable or names variables the problem lacks.
     """
-    check_run_arguments(time_limit=time_limit, iteration_limit=iteration_limit, seed=seed,
-                        optimum=optimum)
+    check_run_arguments(
+        time_limit=time_limit, iteration_limit=iteration_limit, seed=seed, optimum=optimum
+    )
     _check_workers(workers, sub_solver, stop, deterministic, complete_worker)
     started = time.perf_counter()
     _check_names(method, sub_solver)
@@ -148,13 +165,23 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
     selector = _selector(selector, selector_options)
     problem, model = _load(instance)
     callbacks = _callbacks(problem, optimum, callbacks)
-    incumbent = Incumbent(problem, started, ImprovingOnly(config.improvement_tol),
-                          config.history_length, callbacks)
-    run = _Run(problem, model, config, incumbent, np.random.default_rng(seed),
-               _stop_rule(time_limit, iteration_limit, stop), callbacks,
-               method if len(problem.integer_indices) or method == "cpsat" else "scip",
-               start=initial_solution, workers=workers, deterministic=deterministic,
-               complete_worker=complete_worker)
+    incumbent = Incumbent(
+        problem, started, ImprovingOnly(config.improvement_tol), config.history_length, callbacks
+    )
+    run = _Run(
+        problem,
+        model,
+        config,
+        incumbent,
+        np.random.default_rng(seed),
+        _stop_rule(time_limit, iteration_limit, stop),
+        callbacks,
+        method if len(problem.integer_indices) or method == "cpsat" else "scip",
+        start=initial_solution,
+        workers=workers,
+        deterministic=deterministic,
+        complete_worker=complete_worker,
+    )
     if run.method == "lns":
         selector.check(problem)  # e.g. a learned selector's checkpoint, before any solve
     try:
@@ -162,15 +189,30 @@ def solve(instance: str | Path | Problem | Model, selector: str | Selector = "ra
             _dispatch(run, method, selector, sub_solver, method_options)
     except KeyboardInterrupt:
         run.reason = StopReason.INTERRUPTED
-    result = build_result(run.incumbent, method=run.method, stop_reason=run.reason, seed=seed,
-                          time_limit=time_limit, selector=run.selector,
-                          sub_solver=run.sub_solver_name, iterations=run.records,
-                          dual_bound=run.dual_bound, solver_time=run.solver_time(),
-                          workers=run.worker_stats)
+    result = build_result(
+        run.incumbent,
+        method=run.method,
+        stop_reason=run.reason,
+        seed=seed,
+        time_limit=time_limit,
+        selector=run.selector,
+        sub_solver=run.sub_solver_name,
+        iterations=run.records,
+        dual_bound=run.dual_bound,
+        solver_time=run.solver_time(),
+        workers=run.worker_stats,
+    )
     if out is not None and result.x is not None:
         result.write_sol(out)
-    log.info("%s: %s, objective %s after %.2fs (%s, %d iterations)", problem.name, result.status,
-             result.objective, result.runtime, run.reason, len(run.records))
+    log.info(
+        "%s: %s, objective %s after %.2fs (%s, %d iterations)",
+        problem.name,
+        result.status,
+        result.objective,
+        result.runtime,
+        run.reason,
+        len(run.records),
+    )
     return result
 
 
@@ -226,8 +268,9 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
     """Run ``run.method``, filling in ``run``'s stop reason, records and bound."""
     if run.method == "cpsat":
         _user_start(run, None)
-        run.reason, run.dual_bound = solve_cpsat(run.incumbent, time_limit=run.time_left(),
-                                                 seed=run.seed(), **method_options)
+        run.reason, run.dual_bound = solve_cpsat(
+            run.incumbent, time_limit=run.time_left(), seed=run.seed(), **method_options
+        )
     elif run.method == "scip":
         if method == "lns":
             log.info("%s has no integer variables: solved directly by SCIP", run.problem.name)
@@ -242,26 +285,43 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
 
 def _lns(run: _Run, selector: Selector, spec: str | SubSolver) -> None:
     if _start(run, selector, _sub_solver(spec, run), spec):
-        run.records, run.reason = run_lns(run.problem, selector, run.sub_solver, run.incumbent,
-                                          config=run.config, rng=run.rng, stop=run.stop,
-                                          callbacks=run.callbacks)
+        run.records, run.reason = run_lns(
+            run.problem,
+            selector,
+            run.sub_solver,
+            run.incumbent,
+            config=run.config,
+            rng=run.rng,
+            stop=run.stop,
+            callbacks=run.callbacks,
+        )
 
 
 def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
     """The portfolio: its workers start (in other processes) while the first solution is found."""
-    portfolio = Portfolio(run.problem, [selector] * (run.workers - run.complete_worker),
-                          functools.partial(named_sub_solver, sub_solver), config=run.config,
-                          seed=run.seed(), stop=run.stop, started=run.incumbent.started,
-                          sync_every=SYNC_EVERY if run.deterministic else None,
-                          complete_worker=run.complete_worker)
+    portfolio = Portfolio(
+        run.problem,
+        [selector] * (run.workers - run.complete_worker),
+        functools.partial(named_sub_solver, sub_solver),
+        config=run.config,
+        seed=run.seed(),
+        stop=run.stop,
+        started=run.incumbent.started,
+        sync_every=SYNC_EVERY if run.deterministic else None,
+        complete_worker=run.complete_worker,
+    )
     try:
         with portfolio:
             if _start(run, selector, _sub_solver(sub_solver, run), sub_solver):
                 run.records, run.reason = portfolio.run(run.incumbent)
     finally:
         run.worker_stats = portfolio.workers
-    log.info("%s: %d workers, %.3fs of exchange in the main process", run.problem.name,
-             run.workers, portfolio.exchange_time)
+    log.info(
+        "%s: %d workers, %.3fs of exchange in the main process",
+        run.problem.name,
+        run.workers,
+        portfolio.exchange_time,
+    )
 
 
 def _start(run: _Run, selector: Selector, sub_solver: SubSolver, spec: str | SubSolver) -> bool:
@@ -271,8 +331,11 @@ def _start(run: _Run, selector: Selector, sub_solver: SubSolver, spec: str | Sub
     _user_start(run, sub_solver)
     if run.incumbent.x is None:
         reason = _initial_solution(run)
-        if reason is StopReason.SUB_SOLVER_ABANDONED and run.incumbent.x is not None \
-                and isinstance(spec, str):
+        if (
+            reason is StopReason.SUB_SOLVER_ABANDONED
+            and run.incumbent.x is not None
+            and isinstance(spec, str)
+        ):
             log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, spec)
             run.sub_solver = _sub_solver(spec, run, fresh=True)
             reason = None
@@ -286,13 +349,19 @@ def _plain_scip(run: _Run) -> None:
     """Plain SCIP on the whole problem until the time limit, from the user's start if given."""
     solver = run.sub_solver = ScipSubSolver(run.problem, run.config.scip_params, model=run.model)
     _user_start(run, solver)
-    outcome = solver.solve(time_limit=run.time_left(), seed=run.seed(), start=run.incumbent.x,
-                           on_found=run.incumbent.offer_found)
+    outcome = solver.solve(
+        time_limit=run.time_left(),
+        seed=run.seed(),
+        start=run.incumbent.x,
+        on_found=run.incumbent.offer_found,
+    )
     status = as_status(outcome.status)
     _raise_if_proven_empty(run.problem, status)
     run.dual_bound = outcome.dual_bound
-    reasons = {SolveStatus.OPTIMAL: StopReason.OPTIMAL,
-               SolveStatus.INTERRUPTED: StopReason.INTERRUPTED}
+    reasons = {
+        SolveStatus.OPTIMAL: StopReason.OPTIMAL,
+        SolveStatus.INTERRUPTED: StopReason.INTERRUPTED,
+    }
     run.reason = reasons.get(status, StopReason.TIME_LIMIT)
 
 
@@ -305,10 +374,16 @@ def _initial_solution(run: _Run) -> StopReason | None:
     """
     start = _start_strategy(run)
     limit = run.config.initial_time_limit
-    for time_limit in ((None,) if limit is None else (limit, None)):
+    for time_limit in (None,) if limit is None else (limit, None):
         time_left = run.time_left() if time_limit is None else min(run.time_left(), time_limit)
-        task = StartTask(run.problem, run.sub_solver, time_left, run.seed(),
-                         run.incumbent.offer_found, run.config.scip_params)
+        task = StartTask(
+            run.problem,
+            run.sub_solver,
+            time_left,
+            run.seed(),
+            run.incumbent.offer_found,
+            run.config.scip_params,
+        )
         status = as_status(start(task).status)
         _raise_if_proven_empty(run.problem, status)
         if status is SolveStatus.OPTIMAL:
@@ -330,17 +405,22 @@ def _start_strategy(run: _Run) -> StartStrategy:
         return config.start
     name = "first" if config.iteration_node_limit != -1 else config.start
     stall = StallRule(config.start_stall_floor, config.start_stall_factor, config.start_max_share)
-    return make_start(name, run.problem, stall=stall,
-                      solution_limit=config.initial_solution_limit)
+    return make_start(name, run.problem, stall=stall, solution_limit=config.initial_solution_limit)
 
 
 def _user_start(run: _Run, sub_solver: SubSolver | None) -> None:
     """Offer the user's start to the incumbent: a complete feasible one as it is, a partial one
     completed by a solve of ``sub_solver`` (none: complete starts only)."""
     if run.start is not None:
-        warm_start(run.problem, sub_solver, run.incumbent, run.start, seed=run.seed(),
-                   time_limit=min(run.config.iteration_time_limit, run.time_left()),
-                   node_limit=run.config.iteration_node_limit)
+        warm_start(
+            run.problem,
+            sub_solver,
+            run.incumbent,
+            run.start,
+            seed=run.seed(),
+            time_limit=min(run.config.iteration_time_limit, run.time_left()),
+            node_limit=run.config.iteration_node_limit,
+        )
 
 
 def _selector(selector, options: dict | None) -> Selector:
@@ -351,8 +431,10 @@ def _selector(selector, options: dict | None) -> Selector:
         return selector
     if callable(selector):
         return FunctionSelector(selector)
-    raise TypeError(f"selector: expected a registered name, a Selector or a function "
-                    f"(state, size, rng) -> Neighborhood, got {type(selector).__name__}")
+    raise TypeError(
+        f"selector: expected a registered name, a Selector or a function "
+        f"(state, size, rng) -> Neighborhood, got {type(selector).__name__}"
+    )
 
 
 def _check_names(method: str, sub_solver) -> None:
@@ -389,19 +471,25 @@ def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: boo
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgumentError(f"workers={workers!r} is invalid: expected an integer >= 1")
     if complete and (workers < 2 or deterministic):
-        raise InvalidArgumentError(f"complete_worker=True needs workers >= 2 and "
-                                   f"deterministic=False (got workers={workers}, "
-                                   f"deterministic={deterministic})")
+        raise InvalidArgumentError(
+            f"complete_worker=True needs workers >= 2 and "
+            f"deterministic=False (got workers={workers}, "
+            f"deterministic={deterministic})"
+        )
     if workers == 1:
         return
     if not isinstance(sub_solver, str):
-        raise InvalidArgumentError(f"sub_solver={sub_solver!r}: with workers={workers} give the "
-                                   f"sub-solver by name, one of {list(SUB_SOLVERS)}")
+        raise InvalidArgumentError(
+            f"sub_solver={sub_solver!r}: with workers={workers} give the "
+            f"sub-solver by name, one of {list(SUB_SOLVERS)}"
+        )
     try:
         pickle.dumps(stop)
     except Exception as error:
-        raise InvalidArgumentError(f"stop={stop!r}: with workers={workers} the stop rule is sent "
-                                   f"to the worker processes and must be picklable ({error})")
+        raise InvalidArgumentError(
+            f"stop={stop!r}: with workers={workers} the stop rule is sent "
+            f"to the worker processes and must be picklable ({error})"
+        )
 
 
 def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:
@@ -413,14 +501,17 @@ def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop
         rules.append(MaxRuntime(max(0.0, time_limit - DEADLINE_MARGIN)))
     if stop is not None:
         if not isinstance(stop, Stop):
-            raise TypeError(f"solve(): stop must be a stop rule of lns.core.stop (e.g. "
-                            f"NoImprovement(seconds=20) | Target(1500)), got {stop!r}")
+            raise TypeError(
+                f"solve(): stop must be a stop rule of lns.core.stop (e.g. "
+                f"NoImprovement(seconds=20) | Target(1500)), got {stop!r}"
+            )
         rules.append(stop)
     return AnyOf(*rules)
 
 
-def _callbacks(problem: Problem, optimum: float | None,
-               callbacks: list[Callback] | None) -> list[Callback]:
+def _callbacks(
+    problem: Problem, optimum: float | None, callbacks: list[Callback] | None
+) -> list[Callback]:
     if optimum is None and problem.source is not None:
         optimum = known_objective(problem.source)
     return [ImprovementLogger(problem.name, optimum), *(callbacks or [])]
@@ -431,8 +522,10 @@ def _options(method: str, options: dict) -> tuple[LNSConfig, dict]:
     if method == "cpsat":
         unknown = sorted(set(options) - set(CPSAT_OPTIONS))
         if unknown:
-            raise TypeError(f"solve(method='cpsat') got unknown options {unknown}; valid ones are "
-                            f"{list(CPSAT_OPTIONS)}")
+            raise TypeError(
+                f"solve(method='cpsat') got unknown options {unknown}; valid ones are "
+                f"{list(CPSAT_OPTIONS)}"
+            )
         return LNSConfig(), options
     return _config(options), {}
 
@@ -457,8 +550,10 @@ def _load(instance) -> tuple[Problem, object]:
         copy = Model(sourceModel=instance, origcopy=True)
         return problem_from_scip(copy, instance.getProbName()), None
     if not isinstance(instance, (str, Path)):
-        raise TypeError(f"instance: expected a file path, a bundled instance name, a Problem or a "
-                        f"pyscipopt.Model, got {type(instance).__name__}")
+        raise TypeError(
+            f"instance: expected a file path, a bundled instance name, a Problem or a "
+            f"pyscipopt.Model, got {type(instance).__name__}"
+        )
     path = resolve_instance(instance)
     model = read_scip_model(path)
     return problem_from_scip(model, instance_name(path), source=path), model

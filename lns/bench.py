@@ -15,6 +15,7 @@ past the time limit) costs that run only. The child dies with its parent (Linux'
 ``PR_SET_PDEATHSIG``), so a killed benchmark leaves no orphan running its cell beside the
 run that resumes it.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -29,13 +30,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from lns.registry import SELECTORS
 from instances.bundled import resolve_instance
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
 from lns.core.problem import instance_name
 from lns.core.solu import known_objective
+from lns.registry import SELECTORS
 
 log = logging.getLogger("lns")
 
@@ -88,7 +90,7 @@ def method_names() -> tuple[str, ...]:
 
 
 def expand_instances(instances) -> list[Path]:
-    """Paths of ``instances``: files, glob patterns (``data/mis_small/test/*.mps.gz``) or bundled names.
+    """Paths of ``instances``: files, globs (``data/mis_small/test/*.mps.gz``) or bundled names.
 
     Raises
     ------
@@ -107,13 +109,17 @@ def expand_instances(instances) -> list[Path]:
         else:
             path = resolve_instance(entry)
             if not path.is_file():
-                raise ProblemReadError(f"instance '{entry}': no such file and no bundled instance of that name")
+                raise ProblemReadError(
+                    f"instance '{entry}': no such file and no bundled instance of that name"
+                )
             paths.append(path)
     seen: dict[str, Path] = {}
     for path in map(_relative_to_cwd, paths):
         name = instance_name(path)
         if name in seen and seen[name].resolve() != path.resolve():
-            raise ProblemReadError(f"instances: {seen[name]} and {path} have the same instance name '{name}'")
+            raise ProblemReadError(
+                f"instances: {seen[name]} and {path} have the same instance name '{name}'"
+            )
         seen[name] = path
     return list(seen.values())
 
@@ -136,19 +142,32 @@ def expand_methods(methods, method_options: dict | None = None) -> list[str]:
     if ALL in names and len(names) > 1:
         raise LNSError(f"methods: '{ALL}' cannot be combined with other names, got {names}")
     if names == [ALL]:
-        return [m for m in method_names()
-                if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])]
+        return [
+            m
+            for m in method_names()
+            if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
+        ]
     for name in names:
         if name not in method_names():
             raise UnknownNameError("method", name, (*method_names(), ALL))
         option = REQUIRED_OPTIONS.get(name)
         if option and not (method_options.get(name) or {}).get(option):
-            raise LNSError(f"method '{name}' needs method_options.{name}.{option} (a trained model)")
+            raise LNSError(
+                f"method '{name}' needs method_options.{name}.{option} (a trained model)"
+            )
     return list(dict.fromkeys(names))
 
 
-def compose_matrix(instances, methods, seeds, time_limit: float, *, instance_set: str,
-                   method_options: dict | None = None, lns_options: dict | None = None) -> list[RunSpec]:
+def compose_matrix(
+    instances,
+    methods,
+    seeds,
+    time_limit: float,
+    *,
+    instance_set: str,
+    method_options: dict | None = None,
+    lns_options: dict | None = None,
+) -> list[RunSpec]:
     """The runs of ``instances x methods x seeds``, instance-major.
 
     ``instances``, ``methods`` and ``seeds`` are each a single value or a list, so that a
@@ -170,15 +189,28 @@ def compose_matrix(instances, methods, seeds, time_limit: float, *, instance_set
         raise LNSError(f"empty matrix: methods={methods} leaves no method to run")
     seed_list = [int(seed) for seed in _as_list(seeds)]
     options = method_options or {}
-    return [RunSpec(instance_set, path, method, seed, float(time_limit), dict(options.get(method) or {}),
-                    dict(lns_options or {}))
-            for path in paths for method in names for seed in seed_list]
+    return [
+        RunSpec(
+            instance_set,
+            path,
+            method,
+            seed,
+            float(time_limit),
+            dict(options.get(method) or {}),
+            dict(lns_options or {}),
+        )
+        for path in paths
+        for method in names
+        for seed in seed_list
+    ]
 
 
 def shard(specs: list[RunSpec], index: int, count: int) -> list[RunSpec]:
-    """Every ``count``-th run starting at ``index``: the part of the matrix one parallel job runs."""
+    """Every ``count``-th run from ``index`` on: the part of the matrix one parallel job runs."""
     if count < 1 or not 0 <= index < count:
-        raise LNSError(f"shard must be in [0, shards) with shards >= 1, got shard={index} shards={count}")
+        raise LNSError(
+            f"shard must be in [0, shards) with shards >= 1, got shard={index} shards={count}"
+        )
     return specs[index::count]
 
 
@@ -187,32 +219,71 @@ def execute(spec: RunSpec) -> RunRecord:
 
     ``KeyboardInterrupt`` is not recorded: the run did not finish, and a rerun runs it.
     """
-    from lns.api import solve
-
-    base = dict(instance_set=spec.instance_set, instance=spec.instance, instance_path=str(spec.instance_path),
-                method=spec.method, seed=spec.seed, time_limit=spec.time_limit,
-                known_optimum=known_objective(spec.instance_path))
+    base: dict[str, Any] = dict(
+        instance_set=spec.instance_set,
+        instance=spec.instance,
+        instance_path=str(spec.instance_path),
+        method=spec.method,
+        seed=spec.seed,
+        time_limit=spec.time_limit,
+        known_optimum=known_objective(spec.instance_path),
+    )
     began = time.perf_counter()
     try:
-        if spec.method in WHOLE_PROBLEM_METHODS:
-            options = spec.method_options if spec.method == "cpsat" else spec.lns_options
-            result = solve(spec.instance_path, method=spec.method, time_limit=spec.time_limit, seed=spec.seed,
-                           **options)
-        else:
-            result = solve(spec.instance_path, spec.method, time_limit=spec.time_limit, seed=spec.seed,
-                           selector_options=spec.method_options, **spec.lns_options)
+        result = _solve(spec)
     except UnsupportedProblemError as error:
-        return RunRecord(**base, status=SKIPPED, runtime=time.perf_counter() - began, error=str(error),
-                         finished_at=_now())
+        return RunRecord(
+            **base,
+            status=SKIPPED,
+            runtime=time.perf_counter() - began,
+            error=str(error),
+            finished_at=_now(),
+        )
     except Exception as error:  # any failure of one run is recorded, and the matrix goes on
         log.exception("%s failed", spec)
-        return RunRecord(**base, status=ERROR, runtime=time.perf_counter() - began,
-                         error=f"{type(error).__name__}: {error}", finished_at=_now())
+        return RunRecord(
+            **base,
+            status=ERROR,
+            runtime=time.perf_counter() - began,
+            error=f"{type(error).__name__}: {error}",
+            finished_at=_now(),
+        )
     if result.stop_reason == "interrupted":
         raise KeyboardInterrupt
-    return RunRecord(**base, status=result.status, stop_reason=result.stop_reason, objective=result.objective,
-                     sense=result.problem.sense, runtime=result.runtime, iterations=len(result.iterations),
-                     trajectory=[[float(t), float(v)] for t, v in result.trajectory], finished_at=_now())
+    return RunRecord(
+        **base,
+        status=result.status,
+        stop_reason=result.stop_reason,
+        objective=result.objective,
+        sense=result.problem.sense if result.problem is not None else None,
+        runtime=result.runtime,
+        iterations=len(result.iterations),
+        trajectory=[[float(t), float(v)] for t, v in result.trajectory],
+        finished_at=_now(),
+    )
+
+
+def _solve(spec: RunSpec):
+    """:func:`lns.api.solve` on one cell: a whole-problem method, or LNS with a selector."""
+    from lns.api import solve
+
+    if spec.method in WHOLE_PROBLEM_METHODS:
+        options = spec.method_options if spec.method == "cpsat" else spec.lns_options
+        return solve(
+            spec.instance_path,
+            method=spec.method,
+            time_limit=spec.time_limit,
+            seed=spec.seed,
+            **options,
+        )
+    return solve(
+        spec.instance_path,
+        spec.method,
+        time_limit=spec.time_limit,
+        seed=spec.seed,
+        selector_options=spec.method_options,
+        **spec.lns_options,
+    )
 
 
 def _execute_and_store(spec: RunSpec, results_dir: str, parent: int) -> None:
@@ -239,13 +310,15 @@ def die_with_parent(parent: int) -> None:
 
 
 def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunRecord:
-    """Run one cell in a forked child process; a child that dies or overruns is recorded as a failure.
+    """Run one cell in a forked child process; a child that dies or overruns is a failure.
 
     The child is killed ``kill_grace`` seconds after the run's time limit.
     """
-    child = multiprocessing.get_context("fork").Process(target=_execute_and_store,
-                                                        args=(spec, str(store.root), os.getpid()),
-                                                        name=f"lns-bench {spec}")
+    child = multiprocessing.get_context("fork").Process(
+        target=_execute_and_store,
+        args=(spec, str(store.root), os.getpid()),
+        name=f"lns-bench {spec}",
+    )
     store.path(spec.instance, spec.method, spec.seed, spec.time_limit).unlink(missing_ok=True)
     began = time.perf_counter()
     child.start()
@@ -262,13 +335,23 @@ def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunReco
         return record
     if overran:
         reason = f"killed {kill_grace:g}s after its time limit of {spec.time_limit:g}s"
-    elif child.exitcode < 0:
+    elif child.exitcode is not None and child.exitcode < 0:
         reason = f"worker process died with signal {signal.Signals(-child.exitcode).name}"
     else:
         reason = f"worker process exited with code {child.exitcode} without a record"
-    record = RunRecord(spec.instance_set, spec.instance, str(spec.instance_path), spec.method, spec.seed,
-                       spec.time_limit, ERROR, runtime=time.perf_counter() - began, error=reason,
-                       known_optimum=known_objective(spec.instance_path), finished_at=_now())
+    record = RunRecord(
+        spec.instance_set,
+        spec.instance,
+        str(spec.instance_path),
+        spec.method,
+        spec.seed,
+        spec.time_limit,
+        ERROR,
+        runtime=time.perf_counter() - began,
+        error=reason,
+        known_optimum=known_objective(spec.instance_path),
+        finished_at=_now(),
+    )
     store.write(record)
     return record
 
@@ -285,8 +368,14 @@ class MatrixSummary:
     busy: int = 0
 
 
-def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True, retry_failed: bool = True,
-               kill_grace: float = 120.0) -> MatrixSummary:
+def run_matrix(
+    specs: list[RunSpec],
+    store: BenchStore,
+    *,
+    isolate: bool = True,
+    retry_failed: bool = True,
+    kill_grace: float = 120.0,
+) -> MatrixSummary:
     """Run each cell of ``specs`` that has no record in ``store`` and no live runner, in turn.
 
     Parameters
@@ -307,8 +396,9 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
     for number, spec in enumerate(specs, 1):
         with store.claim(spec.instance, spec.method, spec.seed, spec.time_limit) as claimed:
             if not claimed:
-                log.info("[%d/%d] %s: running in another process, left to it", number, len(specs),
-                         spec)
+                log.info(
+                    "[%d/%d] %s: running in another process, left to it", number, len(specs), spec
+                )
                 summary.busy += 1
                 continue
             done = store.get(spec.instance, spec.method, spec.seed, spec.time_limit)
@@ -324,13 +414,21 @@ def run_matrix(specs: list[RunSpec], store: BenchStore, *, isolate: bool = True,
         summary.ran += 1
         summary.failed += record.status == ERROR
         summary.skipped += record.status == SKIPPED
-        log.info("[%d/%d] %s: %s, objective %s, %.1fs%s", number, len(specs), spec, record.status, record.objective,
-                 record.runtime, f" ({record.error})" if record.error else "")
+        log.info(
+            "[%d/%d] %s: %s, objective %s, %.1fs%s",
+            number,
+            len(specs),
+            spec,
+            record.status,
+            record.objective,
+            record.runtime,
+            f" ({record.error})" if record.error else "",
+        )
     return summary
 
 
 def _relative_to_cwd(path: Path) -> Path:
-    """``path`` relative to the working directory if it lies below it, so records name files portably."""
+    """``path`` relative to the working directory if below it, so records name files portably."""
     absolute = path.resolve()
     return absolute.relative_to(Path.cwd()) if absolute.is_relative_to(Path.cwd()) else path
 

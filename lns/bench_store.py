@@ -10,6 +10,7 @@ Files are written to a temporary name and renamed, so a run that is killed leave
 no half-written record. :func:`write_table` gathers the records into ``runs.csv``
 (the trajectory JSON-encoded in its column) for pandas or a spreadsheet.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -104,7 +105,7 @@ class BenchStore:
         return self.records_dir / record_name(instance, method, seed, time_limit)
 
     def get(self, instance: str, method: str, seed: int, time_limit: float) -> RunRecord | None:
-        """The stored record of that run, or ``None`` if it has not run (or its file is unreadable)."""
+        """The record of that run, or ``None`` if it has not run (or its file is unreadable)."""
         path = self.path(instance, method, seed, time_limit)
         try:
             return _parse(path)
@@ -148,7 +149,10 @@ class BenchStore:
         """
         paths = sorted(self.records_dir.glob("*.json"))
         if not paths:
-            raise LNSError(f"{self.records_dir}: no run records (run lns-bench with results_dir={self.root} first)")
+            raise LNSError(
+                f"{self.records_dir}: no run records "
+                f"(run lns-bench with results_dir={self.root} first)"
+            )
         return [_parse(path) for path in paths]
 
 
@@ -162,7 +166,9 @@ def _parse(path: Path) -> RunRecord:
         raise LNSError(f"{path}: not a run record ({error})") from None
 
 
-def write_table(records: list[RunRecord], path: str | Path, extra: list[dict] | None = None) -> Path:
+def write_table(
+    records: list[RunRecord], path: str | Path, extra: list[dict] | None = None
+) -> Path:
     """Write ``records`` as CSV, one row per run, the trajectory JSON-encoded.
 
     ``extra`` holds one dict of further columns per record (the report adds each run's
@@ -171,8 +177,10 @@ def write_table(records: list[RunRecord], path: str | Path, extra: list[dict] | 
     import pandas as pd
 
     extra = extra or [{} for _ in records]
-    rows = [{**record.__dict__, "trajectory": json.dumps(record.trajectory), **more}
-            for record, more in zip(records, extra, strict=True)]
+    rows = [
+        {**record.__dict__, "trajectory": json.dumps(record.trajectory), **more}
+        for record, more in zip(records, extra, strict=True)
+    ]
     columns = [f.name for f in fields(RunRecord)] + list(extra[0] if extra else [])
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ from them (:mod:`configs.generated`), so no second copy exists.
 objects here, so that :class:`heuristics.adaptive.AdaptiveSelector` itself takes objects and
 needs no registry.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -80,8 +81,9 @@ def make_selector(name: str, **options) -> Selector:
         raise ValueError(f"selector '{name}': {error}") from None
 
 
-def adaptive_selector(selectors: Sequence[str | Selector] | None = None,
-                      options: dict | None = None, **settings) -> Selector:
+def adaptive_selector(
+    selectors: Sequence[str | Selector] | None = None, options: dict | None = None, **settings
+) -> Selector:
     """An :class:`~heuristics.adaptive.AdaptiveSelector` whose arms may be given by name.
 
     Parameters
@@ -99,13 +101,20 @@ def adaptive_selector(selectors: Sequence[str | Selector] | None = None,
     names = [arm for arm in selectors or () if isinstance(arm, str)]
     unknown = sorted(set(options) - set(names))
     if unknown:
-        raise ValueError(f"selector 'adaptive': options given for {unknown}, "
-                         f"which are not among the arms {names}")
+        raise ValueError(
+            f"selector 'adaptive': options given for {unknown}, "
+            f"which are not among the arms {names}"
+        )
     if "adaptive" in names:
         raise ValueError("selector 'adaptive' cannot be one of its own arms")
-    arms = None if selectors is None else [
-        make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm
-        for arm in selectors]
+    arms = (
+        None
+        if selectors is None
+        else [
+            make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm
+            for arm in selectors
+        ]
+    )
     try:
         return adaptive(arms, **settings)
     except TypeError as error:

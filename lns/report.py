@@ -16,6 +16,7 @@ The reference p* of an instance is the best of its ``.solu`` value (optimal or b
 known) and the best objective any run in the folder found, in the problem's sense; the
 report says which one it is (``solu`` or ``best_found``).
 """
+
 from __future__ import annotations
 
 import re
@@ -27,13 +28,20 @@ import numpy as np
 
 from lns.bench import method_names
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord, write_table
-from lns.core.metrics import (best_found, best_performing_rate, gap_at, gap_curves, primal_integral, primal_integrals,
-                         survival_rate)
+from lns.core.metrics import (
+    best_found,
+    best_performing_rate,
+    gap_at,
+    gap_curves,
+    primal_integral,
+    primal_integrals,
+    survival_rate,
+)
 
 
 @dataclass(frozen=True)
 class Reference:
-    """The p* of one instance: its value (``None`` if nothing is known), sense and where it comes from."""
+    """The p* of one instance: its value (``None`` if unknown), sense and where it comes from."""
 
     value: float | None
     sense: str | None
@@ -41,7 +49,7 @@ class Reference:
 
 
 def references(records: list[RunRecord]) -> dict:
-    """``{(instance_set, instance): Reference}`` from the ``.solu`` values and the runs' best objectives.
+    """``{(instance_set, instance): Reference}`` from ``.solu`` values and the best run objectives.
 
     The best value any run found wins over the ``.solu`` value only if it is strictly
     better (a ``=best=`` entry a run improved on); ties keep ``"solu"``.
@@ -54,7 +62,11 @@ def references(records: list[RunRecord]) -> dict:
         sense = next((r.sense for r in runs if r.sense), None)
         known = next((r.known_optimum for r in runs if r.known_optimum is not None), None)
         found = best_found([r.objective for r in runs], sense) if sense else None
-        if found is not None and (known is None or best_found([known, found], sense) != known):
+        if (
+            sense
+            and found is not None
+            and (known is None or best_found([known, found], sense) != known)
+        ):
             result[key] = Reference(found, sense, "best_found")
         else:
             result[key] = Reference(known, sense, "solu" if known is not None else None)
@@ -109,12 +121,12 @@ class GroupMetrics:
         return best_performing_rate(self.gaps[:, complete, time_index])
 
     def wins(self) -> np.ndarray:
-        """``wins[a, b]``: complete instances where method ``a``'s primal integral is below ``b``'s."""
+        """``wins[a, b]``: complete instances where ``a``'s primal integral is below ``b``'s."""
         integrals = self.integrals[:, self.complete_instances()]
         return (integrals[:, None, :] < integrals[None, :, :]).sum(axis=2)
 
     def survival(self, threshold: float) -> np.ndarray:
-        """Survival rate per method over time, shape (methods, n_times), over each method's instances."""
+        """Survival rate over time, shape (methods, n_times), over the method's instances."""
         return np.array([survival_rate(g[~np.isnan(g[:, 0])], threshold) for g in self.gaps])
 
 
@@ -143,12 +155,26 @@ def group_metrics(records: list[RunRecord], n_times: int = 201) -> list[GroupMet
             integrals[m, i] = primal_integrals(trajectories, reference, time_limit).mean()
             iterations[m, i] = np.mean([r.iterations for r in cell])
         per_method = [[r for r in runs if r.method == m] for m in methods]
-        result.append(GroupMetrics(
-            instance_set, time_limit, methods, instances, times, gaps, integrals, iterations,
-            seeds=np.array([len({r.seed for r in method_runs}) for method_runs in per_method]),
-            runs=np.array([len(method_runs) for method_runs in per_method]),
-            failed=np.array([sum(r.status == ERROR for r in method_runs) for method_runs in per_method]),
-            skipped=np.array([sum(r.status == SKIPPED for r in method_runs) for method_runs in per_method])))
+        result.append(
+            GroupMetrics(
+                instance_set,
+                time_limit,
+                methods,
+                instances,
+                times,
+                gaps,
+                integrals,
+                iterations,
+                seeds=np.array([len({r.seed for r in method_runs}) for method_runs in per_method]),
+                runs=np.array([len(method_runs) for method_runs in per_method]),
+                failed=np.array(
+                    [sum(r.status == ERROR for r in method_runs) for method_runs in per_method]
+                ),
+                skipped=np.array(
+                    [sum(r.status == SKIPPED for r in method_runs) for method_runs in per_method]
+                ),
+            )
+        )
     return result
 
 
@@ -157,7 +183,10 @@ def _slug(text: str) -> str:
 
 
 def plot_group(group: GroupMetrics, out_dir: Path, threshold: float) -> tuple[Path, Path]:
-    """Write ``<set>_t<T>_gap.png`` (mean gap over time, band ±1 std over instances) and ``..._survival.png``."""
+    """Write ``<set>_t<T>_gap.png`` and ``<set>_t<T>_survival.png``.
+
+    The gap plot shows the mean gap over time, with a band of ±1 standard deviation over instances.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -171,10 +200,23 @@ def plot_group(group: GroupMetrics, out_dir: Path, threshold: float) -> tuple[Pa
         gaps = group.gaps[m][~np.isnan(group.gaps[m, :, 0])]
         mean, spread = gaps.mean(axis=0), gaps.std(axis=0)
         axes.step(group.times, mean, where="post", label=method)
-        axes.fill_between(group.times, np.clip(mean - spread, 0, 1), np.clip(mean + spread, 0, 1), step="post",
-                          alpha=0.15)
-    axes.set(xlabel="time (s)", ylabel="primal gap", ylim=(-0.02, 1.02), xlim=(0, group.time_limit),
-             title=f"{group.instance_set}: mean primal gap over {len(group.instances)} instances (band: ±1 std)")
+        axes.fill_between(
+            group.times,
+            np.clip(mean - spread, 0, 1),
+            np.clip(mean + spread, 0, 1),
+            step="post",
+            alpha=0.15,
+        )
+    axes.set(
+        xlabel="time (s)",
+        ylabel="primal gap",
+        ylim=(-0.02, 1.02),
+        xlim=(0, group.time_limit),
+        title=(
+            f"{group.instance_set}: mean primal gap over {len(group.instances)} instances "
+            "(band: ±1 std)"
+        ),
+    )
     axes.legend()
     axes.grid(alpha=0.3)
     figure.tight_layout()
@@ -183,8 +225,13 @@ def plot_group(group: GroupMetrics, out_dir: Path, threshold: float) -> tuple[Pa
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for m, method in enumerate(group.methods):
         axes.step(group.times, survival[m], where="post", label=method)
-    axes.set(xlabel="time (s)", ylabel=f"share of instances with gap ≤ {threshold:g}", ylim=(-0.02, 1.02),
-             xlim=(0, group.time_limit), title=f"{group.instance_set}: survival rate (gap ≤ {100 * threshold:g}%)")
+    axes.set(
+        xlabel="time (s)",
+        ylabel=f"share of instances with gap ≤ {threshold:g}",
+        ylim=(-0.02, 1.02),
+        xlim=(0, group.time_limit),
+        title=f"{group.instance_set}: survival rate (gap ≤ {100 * threshold:g}%)",
+    )
     axes.legend()
     axes.grid(alpha=0.3)
     figure.tight_layout()
@@ -197,59 +244,110 @@ def _fmt(value: float, digits: int = 4) -> str:
     return "–" if value is None or np.isnan(value) else f"{value:.{digits}f}"
 
 
-def group_markdown(group: GroupMetrics, records: list[RunRecord], refs: dict, threshold: float,
-                   plots: tuple[Path, Path], out_dir: Path) -> str:
+def group_markdown(
+    group: GroupMetrics,
+    records: list[RunRecord],
+    refs: dict,
+    threshold: float,
+    plots: tuple[Path, Path],
+    out_dir: Path,
+) -> str:
     """The markdown section of one group: summary table, plots, per-instance gaps and primal
     integrals, pairwise wins, references, failures."""
     T = group.time_limit
-    lines = [f"## {group.instance_set}, T = {T:g} s", "", *_summary_table(group, threshold), "",
-             *(f"![{p.stem}]({p.relative_to(out_dir).as_posix()})" for p in plots), "",
-             "Mean primal gap at T per instance (over seeds):", "",
-             *_instance_table(group, group.gaps[:, :, -1], 4), "",
-             "Primal integral per instance (s, mean over seeds):", "",
-             *_instance_table(group, group.integrals, 2), "", *_wins_table(group), "",
-             "References p*:", "", "| instance | sense | p* | source |", "|---|---|---:|---|"]
+    lines = [
+        f"## {group.instance_set}, T = {T:g} s",
+        "",
+        *_summary_table(group, threshold),
+        "",
+        *(f"![{p.stem}]({p.relative_to(out_dir).as_posix()})" for p in plots),
+        "",
+        "Mean primal gap at T per instance (over seeds):",
+        "",
+        *_instance_table(group, group.gaps[:, :, -1], 4),
+        "",
+        "Primal integral per instance (s, mean over seeds):",
+        "",
+        *_instance_table(group, group.integrals, 2),
+        "",
+        *_wins_table(group),
+        "",
+        "References p*:",
+        "",
+        "| instance | sense | p* | source |",
+        "|---|---|---:|---|",
+    ]
     for instance in group.instances:
         ref = refs[(group.instance_set, instance)]
-        lines.append(f"| {instance} | {ref.sense or '?'} | {'–' if ref.value is None else f'{ref.value:.10g}'} "
-                     f"| {ref.source or 'none'} |")
-    problems = sorted({(r.instance, r.method, r.status, (r.error or "").splitlines()[0][:200]) for r in records
-                       if r.instance_set == group.instance_set and r.time_limit == T and r.status in (ERROR, SKIPPED)})
+        lines.append(
+            f"| {instance} | {ref.sense or '?'} "
+            f"| {'–' if ref.value is None else f'{ref.value:.10g}'} "
+            f"| {ref.source or 'none'} |"
+        )
+    problems = sorted(
+        {
+            (r.instance, r.method, r.status, (r.error or "").splitlines()[0][:200])
+            for r in records
+            if r.instance_set == group.instance_set
+            and r.time_limit == T
+            and r.status in (ERROR, SKIPPED)
+        }
+    )
     if problems:
         lines += ["", "Failed and skipped runs:", ""]
-        lines += [f"- {instance} · {method} · {status}: {error}" for instance, method, status, error in problems]
+        lines += [
+            f"- {instance} · {method} · {status}: {error}"
+            for instance, method, status, error in problems
+        ]
     return "\n".join(lines) + "\n"
 
 
 def _summary_table(group: GroupMetrics, threshold: float) -> list[str]:
     survival = group.survival(threshold)[:, -1]
     best = group.best_rate()
-    lines = [f"Gap and rates at T; primal integral over [0, T] in seconds (T = no solution all "
-             f"along), mean and median over instances. Survival: share of instances with gap ≤ "
-             f"{threshold:g}. Best-performing rate over the {int(group.complete_instances().sum())} "
-             "instances every method ran; ties count for each. Iterations: LNS iterations per run, "
-             "mean over instances.", "",
-             "| method | instances | seeds | runs | failed | skipped | mean gap at T "
-             "| mean primal integral (s) | median primal integral (s) | survival at T "
-             "| best-performing at T | iterations |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"Gap and rates at T; primal integral over [0, T] in seconds (T = no solution all "
+        f"along), mean and median over instances. Survival: share of instances with gap ≤ "
+        f"{threshold:g}. Best-performing rate over the {int(group.complete_instances().sum())} "
+        "instances every method ran; ties count for each. Iterations: LNS iterations per run, "
+        "mean over instances.",
+        "",
+        "| method | instances | seeds | runs | failed | skipped | mean gap at T "
+        "| mean primal integral (s) | median primal integral (s) | survival at T "
+        "| best-performing at T | iterations |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for m, method in enumerate(group.methods):
         ran = int((~np.isnan(group.integrals[m])).sum())
-        cells = [method, f"{ran}/{len(group.instances)}", group.seeds[m], group.runs[m], group.failed[m],
-                 group.skipped[m], _fmt(np.nanmean(group.gaps[m, :, -1])),
-                 _fmt(np.nanmean(group.integrals[m]), 2), _fmt(np.nanmedian(group.integrals[m]), 2),
-                 _fmt(survival[m], 3), _fmt(best[m], 3), _fmt(np.nanmean(group.iterations[m]), 0)]
+        cells = [
+            method,
+            f"{ran}/{len(group.instances)}",
+            group.seeds[m],
+            group.runs[m],
+            group.failed[m],
+            group.skipped[m],
+            _fmt(np.nanmean(group.gaps[m, :, -1])),
+            _fmt(np.nanmean(group.integrals[m]), 2),
+            _fmt(np.nanmedian(group.integrals[m]), 2),
+            _fmt(survival[m], 3),
+            _fmt(best[m], 3),
+            _fmt(np.nanmean(group.iterations[m]), 0),
+        ]
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     return lines
 
 
 def _instance_table(group: GroupMetrics, values: np.ndarray, digits: int) -> list[str]:
     """A row per instance of ``values`` (shape (methods, instances)), then mean and median rows."""
-    lines = ["| instance | " + " | ".join(group.methods) + " |",
-             "|---|" + "---:|" * len(group.methods)]
+    lines = [
+        "| instance | " + " | ".join(group.methods) + " |",
+        "|---|" + "---:|" * len(group.methods),
+    ]
     rows = [(instance, values[:, i]) for i, instance in enumerate(group.instances)]
-    rows += [(f"**{name}**", reduce(values, axis=1)) for name, reduce in (("mean", np.nanmean),
-                                                                         ("median", np.nanmedian))]
+    rows += [
+        (f"**{name}**", reduce(values, axis=1))
+        for name, reduce in (("mean", np.nanmean), ("median", np.nanmedian))
+    ]
     for label, row in rows:
         lines.append(f"| {label} | " + " | ".join(_fmt(value, digits) for value in row) + " |")
     return lines
@@ -258,26 +356,40 @@ def _instance_table(group: GroupMetrics, values: np.ndarray, digits: int) -> lis
 def _wins_table(group: GroupMetrics) -> list[str]:
     """Pairwise win counts: on how many complete instances the row's method beats the column's."""
     wins, complete = group.wins(), int(group.complete_instances().sum())
-    lines = [f"Wins: on how many of the {complete} instances every method ran the row's method "
-             "has a lower primal integral than the column's.", "",
-             "| wins | " + " | ".join(group.methods) + " |", "|---|" + "---:|" * len(group.methods)]
+    lines = [
+        f"Wins: on how many of the {complete} instances every method ran the row's method "
+        "has a lower primal integral than the column's.",
+        "",
+        "| wins | " + " | ".join(group.methods) + " |",
+        "|---|" + "---:|" * len(group.methods),
+    ]
     for a, method in enumerate(group.methods):
-        lines.append(f"| {method} | " + " | ".join("–" if a == b else str(wins[a, b])
-                                                    for b in range(len(group.methods))) + " |")
+        lines.append(
+            f"| {method} | "
+            + " | ".join("–" if a == b else str(wins[a, b]) for b in range(len(group.methods)))
+            + " |"
+        )
     return lines
 
 
 def _run_metrics(record: RunRecord, refs: dict) -> dict:
     """The columns the report adds to a run's row in ``runs.csv``."""
     ref = refs[(record.instance_set, record.instance)]
-    return {"reference": ref.value, "reference_source": ref.source,
-            "gap_at_time_limit": gap_at(record.trajectory, ref.value, record.time_limit),
-            "primal_integral": primal_integral(record.trajectory, ref.value, record.time_limit)}
+    return {
+        "reference": ref.value,
+        "reference_source": ref.source,
+        "gap_at_time_limit": gap_at(record.trajectory, ref.value, record.time_limit),
+        "primal_integral": primal_integral(record.trajectory, ref.value, record.time_limit),
+    }
 
 
-def write_report(results_dir: str | Path, out_dir: str | Path | None = None, threshold: float = 0.01,
-                 n_times: int = 201) -> Path:
-    """Read a results folder and write ``report.md``, the PNG plots and ``runs.csv`` into ``out_dir``.
+def write_report(
+    results_dir: str | Path,
+    out_dir: str | Path | None = None,
+    threshold: float = 0.01,
+    n_times: int = 201,
+) -> Path:
+    """Read a results folder; write ``report.md``, the PNG plots and ``runs.csv`` into ``out_dir``.
 
     ``runs.csv`` has one row per run: the record's fields, then ``reference`` (p*),
     ``reference_source`` (``"solu"`` or ``"best_found"``), ``gap_at_time_limit`` and
@@ -312,7 +424,9 @@ def write_report(results_dir: str | Path, out_dir: str | Path | None = None, thr
         sections.append(group_markdown(group, records, refs, threshold, plots, out_dir))
     write_table(records, out_dir / "runs.csv", [_run_metrics(record, refs) for record in records])
     report = out_dir / "report.md"
-    report.write_text(f"# Benchmark report: {store.root.as_posix()}\n\n"
-                      f"{len(records)} runs; one row per run in `runs.csv`. Regenerate this file with "
-                      f"`lns-report results_dir={store.root.as_posix()}`.\n\n" + "\n".join(sections))
+    report.write_text(
+        f"# Benchmark report: {store.root.as_posix()}\n\n"
+        f"{len(records)} runs; one row per run in `runs.csv`. Regenerate this file with "
+        f"`lns-report results_dir={store.root.as_posix()}`.\n\n" + "\n".join(sections)
+    )
     return report

@@ -1,4 +1,5 @@
 """Small problems with known optima, built in code, and paths of bundled instances."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,15 +19,24 @@ def miplib(name: str):
 def knapsack(sense: str = "maximize") -> Problem:
     """0/1 knapsack: values 10, 13, 7, 8, weights 4, 6, 3, 5, capacity 10.
 
-    The optimum takes a and b (weight 10, value 23); as a minimisation of the negated values it is -23.
+    The optimum takes a and b (weight 10, value 23); minimising the negated values, it is -23.
     """
     values = np.array([10.0, 13.0, 7.0, 8.0])
     objective = values if sense == "maximize" else -values
     return Problem(
-        name=f"knapsack_{sense}", var_names=("a", "b", "c", "d"), var_types=np.array(["B"] * 4),
-        lower=np.zeros(4), upper=np.ones(4), objective=objective, objective_offset=0.0, sense=sense,
-        matrix=sp.csr_matrix(np.array([[4.0, 6.0, 3.0, 5.0]])), row_lower=np.array([-np.inf]),
-        row_upper=np.array([10.0]), row_names=("capacity",))
+        name=f"knapsack_{sense}",
+        var_names=("a", "b", "c", "d"),
+        var_types=np.array(["B"] * 4),
+        lower=np.zeros(4),
+        upper=np.ones(4),
+        objective=objective,
+        objective_offset=0.0,
+        sense=sense,
+        matrix=sp.csr_matrix(np.array([[4.0, 6.0, 3.0, 5.0]])),
+        row_lower=np.array([-np.inf]),
+        row_upper=np.array([10.0]),
+        row_names=("capacity",),
+    )
 
 
 def mixed_problem() -> Problem:
@@ -39,8 +49,16 @@ def mixed_problem() -> Problem:
     names = ("y1", "y2", "z1", "z2", "w")
     A = np.array([[1, 1, 0, 0, 1], [0, 0, 2, 0, 1], [-3, 0, 1, 0, 0], [0, 0, 1, 1, 0]], dtype=float)
     return Problem(
-        name="mixed", var_names=names, var_types=np.array(["B", "B", "I", "I", "C"]),
-        lower=np.array([0, 0, 0, -2, 0], dtype=float), upper=np.array([1, 1, 4, 3, 10], dtype=float),
-        objective=np.array([-3, -2, -1, -2, -0.5]), objective_offset=0.0, sense="minimize",
-        matrix=sp.csr_matrix(A), row_lower=np.array([-np.inf, -np.inf, -np.inf, 0.0]),
-        row_upper=np.array([2.5, 7.0, 1.0, np.inf]), row_names=("r1", "r2", "r3", "r4"))
+        name="mixed",
+        var_names=names,
+        var_types=np.array(["B", "B", "I", "I", "C"]),
+        lower=np.array([0, 0, 0, -2, 0], dtype=float),
+        upper=np.array([1, 1, 4, 3, 10], dtype=float),
+        objective=np.array([-3, -2, -1, -2, -0.5]),
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=sp.csr_matrix(A),
+        row_lower=np.array([-np.inf, -np.inf, -np.inf, 0.0]),
+        row_upper=np.array([2.5, 7.0, 1.0, np.inf]),
+        row_names=("r1", "r2", "r3", "r4"),
+    )

@@ -10,16 +10,17 @@ from heuristics.bandit import UCB1, ArmStatistics, Roulette, Thompson, reward_of
 from heuristics.graph import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
-from lns.core.selection import FunctionSelector, SearchState
 from lns.api import solve
 from lns.core.problem import read_problem
 from lns.core.result import IterationRecord
+from lns.core.selection import FunctionSelector, SearchState
 from lns.registry import make_selector
 
 
 def record(improved, seconds=0.1):
-    return IterationRecord(0, "adaptive", 5, 5, "optimal", 0.0, seconds, 1.0,
-                           0.0 if improved else 1.0, improved, 0.0)
+    return IterationRecord(
+        0, "adaptive", 5, 5, "optimal", 0.0, seconds, 1.0, 0.0 if improved else 1.0, improved, 0.0
+    )
 
 
 def state_of(problem):
@@ -85,12 +86,25 @@ def test_size_regimes_scale_the_size_given_to_the_arm():
 
 
 def test_arms_by_name_or_object_and_the_default_arms():
-    mixed = make_selector("adaptive", selectors=["random", LBRelax(variant="topk")],
-                          options={"random": {}}, policy="roulette", policy_options={"decay": 0.5})
+    mixed = make_selector(
+        "adaptive",
+        selectors=["random", LBRelax(variant="topk")],
+        options={"random": {}},
+        policy="roulette",
+        policy_options={"decay": 0.5},
+    )
     assert mixed.arm_names == ["random", "lb_relax"] and mixed.arms[1].variant == "topk"
     assert mixed.policy.decay == 0.5 and mixed.statistics.decay == 0.5
-    assert AdaptiveSelector().arm_names == ["random@0.5", "random", "random@2", "lb_relax", "rins",
-                                            "graph", "dins", "crossover"]
+    assert AdaptiveSelector().arm_names == [
+        "random@0.5",
+        "random",
+        "random@2",
+        "lb_relax",
+        "rins",
+        "graph",
+        "dins",
+        "crossover",
+    ]
     twins = AdaptiveSelector([LBRelax(variant="topk"), LBRelax(variant="sample")])
     assert twins.arm_names == ["lb_relax[0]", "lb_relax[1]"]
     paired = AdaptiveSelector([(arm, 0.5), (arm, 3.0)])
@@ -101,23 +115,32 @@ adaptive_by_name = functools.partial(make_selector, "adaptive")
 arm = RandomSelector()
 
 
-@pytest.mark.parametrize("build, kwargs, message", [
-    (AdaptiveSelector, {"selectors": []}, "distinct selector objects"),
-    (AdaptiveSelector, {"selectors": [arm, arm]}, "distinct selector objects"),
-    (AdaptiveSelector, {"selectors": [AdaptiveSelector()]}, "other than 'adaptive'"),
-    (AdaptiveSelector, {"selectors": ["random"]}, "an arm must be a selector"),
-    (AdaptiveSelector, {"policy": "roulette", "policy_options": {"decay": 1.0}},
-     "decay must be in"),
-    (AdaptiveSelector, {"policy": "ucb", "policy_options": {"c": 1}}, "policy 'ucb': .*'c'"),
-    (AdaptiveSelector, {"policy": "greedy"}, r"unknown policy 'greedy', choose among"),
-    (AdaptiveSelector, {"reward": "speed"}, "reward must be one of"),
-    (AdaptiveSelector, {"sizes": [1, 0]}, "sizes must be positive"),
-    (AdaptiveSelector, {"selectors": [(arm, -1.0)]}, "multiplier must be > 0"),
-    (adaptive_by_name, {"selectors": ["adaptive"]}, "cannot be one of its own arms"),
-    (adaptive_by_name, {"options": {"rins": {}}, "selectors": ["random"]},
-     r"options given for \['rins'\]"),
-    (adaptive_by_name, {"selectors": ["random"], "decy": 0.5}, "selector 'adaptive': .*'decy'"),
-])
+@pytest.mark.parametrize(
+    "build, kwargs, message",
+    [
+        (AdaptiveSelector, {"selectors": []}, "distinct selector objects"),
+        (AdaptiveSelector, {"selectors": [arm, arm]}, "distinct selector objects"),
+        (AdaptiveSelector, {"selectors": [AdaptiveSelector()]}, "other than 'adaptive'"),
+        (AdaptiveSelector, {"selectors": ["random"]}, "an arm must be a selector"),
+        (
+            AdaptiveSelector,
+            {"policy": "roulette", "policy_options": {"decay": 1.0}},
+            "decay must be in",
+        ),
+        (AdaptiveSelector, {"policy": "ucb", "policy_options": {"c": 1}}, "policy 'ucb': .*'c'"),
+        (AdaptiveSelector, {"policy": "greedy"}, r"unknown policy 'greedy', choose among"),
+        (AdaptiveSelector, {"reward": "speed"}, "reward must be one of"),
+        (AdaptiveSelector, {"sizes": [1, 0]}, "sizes must be positive"),
+        (AdaptiveSelector, {"selectors": [(arm, -1.0)]}, "multiplier must be > 0"),
+        (adaptive_by_name, {"selectors": ["adaptive"]}, "cannot be one of its own arms"),
+        (
+            adaptive_by_name,
+            {"options": {"rins": {}}, "selectors": ["random"]},
+            r"options given for \['rins'\]",
+        ),
+        (adaptive_by_name, {"selectors": ["random"], "decy": 0.5}, "selector 'adaptive': .*'decy'"),
+    ],
+)
 def test_bad_settings_are_named(build, kwargs, message):
     with pytest.raises(ValueError, match=message):
         build(**kwargs)
@@ -125,10 +148,24 @@ def test_bad_settings_are_named(build, kwargs, message):
 
 @pytest.mark.parametrize("policy", ["roulette", "ucb", "thompson"])
 def test_solve_with_adaptive_repeats_under_the_seed(policy):
-    options = {"selectors": ["random", "graph", "rins"], "sizes": [0.5, 1], "per_second": False,
-               "policy": policy, "reward": "gain"}
-    runs = [solve(miplib("p0201"), "adaptive", iteration_limit=12, seed=4, iteration_node_limit=200,
-                  selector_options=options) for _ in range(2)]
+    options = {
+        "selectors": ["random", "graph", "rins"],
+        "sizes": [0.5, 1],
+        "per_second": False,
+        "policy": policy,
+        "reward": "gain",
+    }
+    runs = [
+        solve(
+            miplib("p0201"),
+            "adaptive",
+            iteration_limit=12,
+            seed=4,
+            iteration_node_limit=200,
+            selector_options=options,
+        )
+        for _ in range(2)
+    ]
     trace = [[(r.objective_after, r.neighborhood_size) for r in run.iterations] for run in runs]
     assert trace[0] == trace[1]
     assert runs[0].feasibility.feasible

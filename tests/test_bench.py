@@ -1,4 +1,5 @@
 """lns-bench and lns-report: the matrix, resume, failures, a tiny end-to-end run, and bad input."""
+
 import faulthandler
 import glob
 import json
@@ -10,12 +11,12 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import knapsack, mixed_problem
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 import lns.api
 from configs import CONFIG_DIR
+from helpers import knapsack, mixed_problem
 from lns.bench import compose_matrix, expand_methods, method_names, run_matrix, shard
 from lns.bench_store import BenchStore, RunRecord
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError
@@ -31,18 +32,27 @@ def instance_dir(tmp_path):
 
 
 def _matrix(instance_dir, methods, seeds=(0,), time_limit=1.0):
-    return compose_matrix([str(instance_dir / "*.mps")], list(methods), list(seeds), time_limit,
-                          instance_set="tiny")
+    return compose_matrix(
+        [str(instance_dir / "*.mps")], list(methods), list(seeds), time_limit, instance_set="tiny"
+    )
 
 
 def test_matrix_is_instances_times_methods_times_seeds(instance_dir):
     specs = _matrix(instance_dir, ["scip", "random"], seeds=[0, 1])
     assert [(s.instance, s.method, s.seed) for s in specs][:3] == [
-        ("knapsack", "scip", 0), ("knapsack", "scip", 1), ("knapsack", "random", 0)]
+        ("knapsack", "scip", 0),
+        ("knapsack", "scip", 1),
+        ("knapsack", "random", 0),
+    ]
     assert len(specs) == 8
-    assert sorted(shard(specs, 0, 3) + shard(specs, 1, 3) + shard(specs, 2, 3), key=specs.index) == specs
+    assert (
+        sorted(shard(specs, 0, 3) + shard(specs, 1, 3) + shard(specs, 2, 3), key=specs.index)
+        == specs
+    )
     single = compose_matrix(str(instance_dir / "mixed.mps"), "scip", 4, 2, instance_set="tiny")
-    assert [(s.instance, s.method, s.seed, s.time_limit) for s in single] == [("mixed", "scip", 4, 2.0)]
+    assert [(s.instance, s.method, s.seed, s.time_limit) for s in single] == [
+        ("mixed", "scip", 4, 2.0)
+    ]
 
 
 def test_all_methods_include_cl_lns_only_with_a_checkpoint():
@@ -55,14 +65,23 @@ def test_all_methods_include_cl_lns_only_with_a_checkpoint():
         expand_methods(["all", "scip"])
 
 
-@pytest.mark.parametrize("instances, methods, seeds, error, message", [
-    (["nothere.mps"], ["scip"], [0], ProblemReadError, "instance 'nothere.mps': no such file"),
-    (["no/such/dir/*.mps"], ["scip"], [0], ProblemReadError, "pattern 'no/such/dir/\\*.mps' matches no file"),
-    (["p0201"], ["scip", "bogus"], [0], UnknownNameError, "method 'bogus' among choices"),
-    ([], ["scip"], [0], LNSError, "empty matrix: 'instances' is empty"),
-    (["p0201"], [], [0], LNSError, "empty matrix: 'methods' is empty"),
-    (["p0201"], ["scip"], [], LNSError, "empty matrix: 'seeds' is empty"),
-])
+@pytest.mark.parametrize(
+    "instances, methods, seeds, error, message",
+    [
+        (["nothere.mps"], ["scip"], [0], ProblemReadError, "instance 'nothere.mps': no such file"),
+        (
+            ["no/such/dir/*.mps"],
+            ["scip"],
+            [0],
+            ProblemReadError,
+            "pattern 'no/such/dir/\\*.mps' matches no file",
+        ),
+        (["p0201"], ["scip", "bogus"], [0], UnknownNameError, "method 'bogus' among choices"),
+        ([], ["scip"], [0], LNSError, "empty matrix: 'instances' is empty"),
+        (["p0201"], [], [0], LNSError, "empty matrix: 'methods' is empty"),
+        (["p0201"], ["scip"], [], LNSError, "empty matrix: 'seeds' is empty"),
+    ],
+)
 def test_bad_matrix_names_the_problem(instances, methods, seeds, error, message):
     with pytest.raises(error, match=message):
         compose_matrix(instances, methods, seeds, 10, instance_set="x")
@@ -70,7 +89,9 @@ def test_bad_matrix_names_the_problem(instances, methods, seeds, error, message)
 
 def test_resume_runs_only_the_missing_run(instance_dir, tmp_path):
     store = BenchStore(tmp_path / "results")
-    specs = compose_matrix([str(instance_dir / "knapsack.mps")], ["scip", "cpsat"], [0], 2.0, instance_set="tiny")
+    specs = compose_matrix(
+        [str(instance_dir / "knapsack.mps")], ["scip", "cpsat"], [0], 2.0, instance_set="tiny"
+    )
     first = run_matrix(specs, store)
     assert (first.ran, first.resumed, first.failed) == (2, 0, 0)
     kept = store.get("knapsack", "scip", 0, 2.0)
@@ -96,16 +117,22 @@ def _hang(*args, **kwargs):
     time.sleep(60)
 
 
-@pytest.mark.parametrize("isolate, broken, message", [
-    (True, _raise, "RuntimeError: solver exploded"),
-    (False, _raise, "RuntimeError: solver exploded"),
-    (True, _segfault, "died with signal SIGSEGV"),
-    (True, _hang, "killed 0.5s after its time limit of 0.5s"),
-])
-def test_a_crashing_run_is_recorded_and_the_matrix_goes_on(instance_dir, tmp_path, monkeypatch, isolate, broken,
-                                                           message):
+@pytest.mark.parametrize(
+    "isolate, broken, message",
+    [
+        (True, _raise, "RuntimeError: solver exploded"),
+        (False, _raise, "RuntimeError: solver exploded"),
+        (True, _segfault, "died with signal SIGSEGV"),
+        (True, _hang, "killed 0.5s after its time limit of 0.5s"),
+    ],
+)
+def test_a_crashing_run_is_recorded_and_the_matrix_goes_on(
+    instance_dir, tmp_path, monkeypatch, isolate, broken, message
+):
     store = BenchStore(tmp_path / "results")
-    specs = compose_matrix([str(instance_dir / "knapsack.mps")], ["scip"], [0, 1], 0.5, instance_set="tiny")
+    specs = compose_matrix(
+        [str(instance_dir / "knapsack.mps")], ["scip"], [0, 1], 0.5, instance_set="tiny"
+    )
     monkeypatch.setattr(lns.api, "solve", broken)
     summary = run_matrix(specs, store, isolate=isolate, kill_grace=0.5)
     assert (summary.ran, summary.failed) == (2, 2)
@@ -120,7 +147,9 @@ def test_a_crashing_run_is_recorded_and_the_matrix_goes_on(instance_dir, tmp_pat
 
 def test_cpsat_on_a_mip_is_skipped_with_its_reason_and_not_rerun(instance_dir, tmp_path):
     store = BenchStore(tmp_path / "results")
-    specs = compose_matrix([str(instance_dir / "mixed.mps")], ["cpsat"], [0], 2.0, instance_set="tiny")
+    specs = compose_matrix(
+        [str(instance_dir / "mixed.mps")], ["cpsat"], [0], 2.0, instance_set="tiny"
+    )
     assert run_matrix(specs, store).skipped == 1
     record = store.get("mixed", "cpsat", 0, 2.0)
     assert record.status == "skipped" and "continuous variable" in record.error
@@ -128,14 +157,32 @@ def test_cpsat_on_a_mip_is_skipped_with_its_reason_and_not_rerun(instance_dir, t
 
 
 def _record(instance, method, objective, sense="maximize", known=None, trajectory=None, seed=0):
-    return RunRecord("set", instance, f"{instance}.mps", method, seed, 10.0, "feasible", objective=objective,
-                     sense=sense, known_optimum=known, trajectory=trajectory or [[1.0, objective]])
+    return RunRecord(
+        "set",
+        instance,
+        f"{instance}.mps",
+        method,
+        seed,
+        10.0,
+        "feasible",
+        objective=objective,
+        sense=sense,
+        known_optimum=known,
+        trajectory=trajectory or [[1.0, objective]],
+    )
 
 
 def test_references_take_the_sense_and_the_solu_value_into_account():
-    refs = references([_record("a", "scip", 20.0), _record("a", "random", 23.0),
-                       _record("b", "scip", 20.0, sense="minimize"), _record("b", "random", 23.0, sense="minimize"),
-                       _record("c", "scip", 20.0, known=25.0), _record("d", "scip", 26.0, known=25.0)])
+    refs = references(
+        [
+            _record("a", "scip", 20.0),
+            _record("a", "random", 23.0),
+            _record("b", "scip", 20.0, sense="minimize"),
+            _record("b", "random", 23.0, sense="minimize"),
+            _record("c", "scip", 20.0, known=25.0),
+            _record("d", "scip", 26.0, known=25.0),
+        ]
+    )
     assert (refs[("set", "a")].value, refs[("set", "a")].source) == (23.0, "best_found")
     assert (refs[("set", "b")].value, refs[("set", "b")].source) == (20.0, "best_found")
     assert (refs[("set", "c")].value, refs[("set", "c")].source) == (25.0, "solu")
@@ -146,31 +193,52 @@ def test_report_has_median_per_instance_integral_and_win_tables(tmp_path):
     store = BenchStore(tmp_path)
     # minimisation, p* = 10 from the .solu value: the primal integral is the time to the first
     # solution (the only one, optimal)
-    first_solution = {("a", "scip"): 5.0, ("a", "random"): 0.0, ("b", "scip"): 0.0,
-                      ("b", "random"): 2.0, ("c", "scip"): 4.0, ("c", "random"): 1.0}
+    first_solution = {
+        ("a", "scip"): 5.0,
+        ("a", "random"): 0.0,
+        ("b", "scip"): 0.0,
+        ("b", "random"): 2.0,
+        ("c", "scip"): 4.0,
+        ("c", "random"): 1.0,
+    }
     for (instance, method), seconds in first_solution.items():
-        store.write(_record(instance, method, 10.0, sense="minimize", known=10.0,
-                            trajectory=[[seconds, 10.0]]))
+        store.write(
+            _record(
+                instance, method, 10.0, sense="minimize", known=10.0, trajectory=[[seconds, 10.0]]
+            )
+        )
     text = write_report(tmp_path).read_text()
     integral_table = text.split("Primal integral per instance")[1]
     assert "| a | 5.00 | 0.00 |" in integral_table
     assert "| **mean** | 3.00 | 1.00 |" in integral_table
     assert "| **median** | 4.00 | 1.00 |" in integral_table
-    assert "| scip | – | 1 |" in text and "| random | 2 | – |" in text  # random beats scip on a and c
+    assert (
+        "| scip | – | 1 |" in text and "| random | 2 | – |" in text
+    )  # random beats scip on a and c
     summary = next(line for line in text.splitlines() if line.startswith("| scip |"))
     assert summary.split("|")[8:10] == [" 3.00 ", " 4.00 "]  # mean and median primal integral
 
 
 def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.slow
 def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     results = tmp_path / "results"
-    bench = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]", "seeds=[0]",
-                 "time_limit=1", f"results_dir={results}", "name=tiny", "hydra/hydra_logging=disabled",
-                 cwd=tmp_path)
+    bench = _cli(
+        "lns.cli.bench",
+        f"instances=[{instance_dir}/*.mps]",
+        "methods=[scip,cpsat,random]",
+        "seeds=[0]",
+        "time_limit=1",
+        f"results_dir={results}",
+        "name=tiny",
+        "hydra/hydra_logging=disabled",
+        cwd=tmp_path,
+    )
     assert bench.returncode == 0, bench.stderr
     assert "6 runs done (0 failed, 1 skipped)" in bench.stdout
     report = _cli("lns.cli.report", f"results_dir={results}", cwd=tmp_path)
@@ -180,7 +248,9 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     rows = {}
     for line in text.splitlines():
         if line.startswith("| "):
-            rows.setdefault(line.split("|")[1].strip(), line)  # the first table a name heads a row of
+            rows.setdefault(
+                line.split("|")[1].strip(), line
+            )  # the first table a name heads a row of
     assert set(rows) >= {"scip", "cpsat", "random", "knapsack", "mixed"}
     # cpsat: 2 instances, 1 seed, 2 runs, 0 failed, 1 skipped; the skipped run has gap 1 at T
     assert rows["cpsat"].split("|")[2:7] == [" 2/2 ", " 1 ", " 2 ", " 0 ", " 1 "]
@@ -192,11 +262,21 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
     table = pd.read_csv(results / "runs.csv")
     assert len(table) == 6
     knapsack_scip = table[(table.instance == "knapsack") & (table.method == "scip")].iloc[0]
-    assert (knapsack_scip.sense, knapsack_scip.reference_source, knapsack_scip.gap_at_time_limit) == (
-        "maximize", "best_found", 0.0)
+    assert (
+        knapsack_scip.sense,
+        knapsack_scip.reference_source,
+        knapsack_scip.gap_at_time_limit,
+    ) == ("maximize", "best_found", 0.0)
     assert json.loads(knapsack_scip.trajectory)[-1][1] == pytest.approx(23.0)
-    again = _cli("lns.cli.bench", f"instances=[{instance_dir}/*.mps]", "methods=[scip,cpsat,random]",
-                 "time_limit=1", f"results_dir={results}", "name=tiny", cwd=tmp_path)
+    again = _cli(
+        "lns.cli.bench",
+        f"instances=[{instance_dir}/*.mps]",
+        "methods=[scip,cpsat,random]",
+        "time_limit=1",
+        f"results_dir={results}",
+        "name=tiny",
+        cwd=tmp_path,
+    )
     assert "0 runs done (0 failed, 0 skipped), 6 found done, 0 running elsewhere" in again.stdout
 
 
@@ -204,21 +284,37 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
 @pytest.mark.parametrize("launcher", ["local", "submitit_local"])
 def test_multirun_shards_with_the_joblib_and_submitit_launchers(instance_dir, tmp_path, launcher):
     results = tmp_path / "results"
-    bench = _cli("lns.cli.bench", "--multirun", f"hydra/launcher={launcher}", f"instances=[{instance_dir}/*.mps]",
-                 "methods=[scip]", "time_limit=1", f"results_dir={results}", "name=tiny", cwd=tmp_path)
+    bench = _cli(
+        "lns.cli.bench",
+        "--multirun",
+        f"hydra/launcher={launcher}",
+        f"instances=[{instance_dir}/*.mps]",
+        "methods=[scip]",
+        "time_limit=1",
+        f"results_dir={results}",
+        "name=tiny",
+        cwd=tmp_path,
+    )
     assert bench.returncode == 0, bench.stderr
-    assert sorted(p.name for p in (results / "records").iterdir()) == ["knapsack__scip__s0__t1.json",
-                                                                       "mixed__scip__s0__t1.json"]
-    assert {BenchStore(results).get(name, "scip", 0, 1.0).status for name in ("knapsack", "mixed")} == {"optimal"}
+    assert sorted(p.name for p in (results / "records").iterdir()) == [
+        "knapsack__scip__s0__t1.json",
+        "mixed__scip__s0__t1.json",
+    ]
+    assert {
+        BenchStore(results).get(name, "scip", 0, 1.0).status for name in ("knapsack", "mixed")
+    } == {"optimal"}
     jobs = sorted(p.parent.name for p in (results / "logs").glob("*/*/.hydra"))
     assert jobs == ["0", "1"]  # the default sweep: shard=0,1 of shards=2
 
 
-@pytest.mark.parametrize("override, message", [
-    ("methods=[scip,bogus]", "lns-bench: error: Could not resolve method 'bogus'"),
-    ("instances=[nothere.mps]", "lns-bench: error: instance 'nothere.mps': no such file"),
-    ("seeds=[]", "lns-bench: error: empty matrix: 'seeds' is empty"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("methods=[scip,bogus]", "lns-bench: error: Could not resolve method 'bogus'"),
+        ("instances=[nothere.mps]", "lns-bench: error: instance 'nothere.mps': no such file"),
+        ("seeds=[]", "lns-bench: error: empty matrix: 'seeds' is empty"),
+    ],
+)
 def test_bad_input_gets_a_one_line_message(tmp_path, override, message):
     result = _cli("lns.cli.bench", override, f"results_dir={tmp_path}", cwd=tmp_path)
     assert result.returncode == 2
@@ -260,7 +356,12 @@ def test_cl_lns_presets_run_the_held_out_set_of_the_shipped_model(preset):
     cfg = _compose_bench(f"+experiment={preset}")
     assert list(cfg.instances) == [f"data/{problem_class}_test/*.mps.gz"]
     assert expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options)) == [
-        "scip", "random", "local_branching", "lb_relax", "cl_lns"]
+        "scip",
+        "random",
+        "local_branching",
+        "lb_relax",
+        "cl_lns",
+    ]
     assert cfg.method_options.cl_lns.checkpoint == problem_class
     header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
     assert f"out_dir=data/{problem_class}_test" in header
@@ -272,7 +373,9 @@ def _compose_bench(*overrides):
         return compose("bench", overrides=list(overrides))
 
 
-@pytest.mark.parametrize("launcher, target", [("local", "JoblibLauncher"), ("slurm", "SlurmLauncher")])
+@pytest.mark.parametrize(
+    "launcher, target", [("local", "JoblibLauncher"), ("slurm", "SlurmLauncher")]
+)
 def test_shipped_launchers_compose(launcher, target):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("bench", overrides=[f"hydra/launcher={launcher}"], return_hydra_config=True)
@@ -304,18 +407,32 @@ def _wait_for(condition, seconds):
 
 
 def _alive(pids):
-    return [pid for pid in pids if os.path.exists(f"/proc/{pid}")
-            and open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[0] != "Z"]
+    return [
+        pid
+        for pid in pids
+        if os.path.exists(f"/proc/{pid}")
+        and open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[0] != "Z"
+    ]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc")
 def test_a_killed_benchmark_leaves_no_orphan_and_a_resume_runs_the_cell_once(tmp_path):
-    args = [sys.executable, "-m", "lns.cli.bench", "instances=[air05]", "methods=[scip]",
-            "time_limit=8", f"results_dir={tmp_path}", "name=orphans",
-            "hydra/hydra_logging=disabled", "hydra/job_logging=disabled"]
+    args = [
+        sys.executable,
+        "-m",
+        "lns.cli.bench",
+        "instances=[air05]",
+        "methods=[scip]",
+        "time_limit=8",
+        f"results_dir={tmp_path}",
+        "name=orphans",
+        "hydra/hydra_logging=disabled",
+        "hydra/job_logging=disabled",
+    ]
     specs = compose_matrix(["air05"], ["scip"], [0], 8, instance_set="orphans")
-    parent = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    parent = subprocess.Popen(
+        args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         workers = _wait_for(lambda: _children(parent.pid), 60)
         assert workers, "lns-bench started no worker"

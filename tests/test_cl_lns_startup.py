@@ -301,14 +301,19 @@ def test_a_requested_interrupt_stops_the_first_call_before_the_lp(monkeypatch):
     selector.check(problem)
     monkeypatch.setattr(selector_module, "active_guard", lambda: SimpleNamespace(requested=True))
     began = time.perf_counter()
-    neighborhood = selector(SearchState(problem, np.zeros(problem.n_vars), 0.0), 10,
-                            np.random.default_rng(0))
+    neighborhood = selector(
+        SearchState(problem, np.zeros(problem.n_vars), 0.0), 10, np.random.default_rng(0)
+    )
     assert time.perf_counter() - began < 0.5 and neighborhood.info["stopped"] == "interrupted"
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"lp_time_limit": 0}, "lp_time_limit must be a positive"),
-    ({"threads": 0}, "threads must be a positive integer")])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"lp_time_limit": 0}, "lp_time_limit must be a positive"),
+        ({"threads": 0}, "threads must be a positive integer"),
+    ],
+)
 def test_invalid_options_are_named(options, message):
     with pytest.raises(ValueError, match=f"cl_lns: {message}"):
         CLLNS("mis", **options)

@@ -1,4 +1,5 @@
 """Crossover and DINS: the neighborhoods they free on hand-made incumbents."""
+
 import time
 
 import numpy as np
@@ -13,8 +14,13 @@ from lns.core.selection import SearchState
 def state(x, history=()):
     problem = knapsack("maximize")
     x = np.asarray(x, dtype=float)
-    return SearchState(problem, x, problem.objective_value(x), history=[np.asarray(h, float) for h in history],
-                       deadline=time.perf_counter() + 60)
+    return SearchState(
+        problem,
+        x,
+        problem.objective_value(x),
+        history=[np.asarray(h, float) for h in history],
+        deadline=time.perf_counter() + 60,
+    )
 
 
 def test_crossover_frees_exactly_where_the_recent_incumbents_differ():

@@ -1,5 +1,6 @@
 """``lns-solve`` with every method on a small bundled instance: it runs and writes a feasible
 ``.sol``."""
+
 import re
 import subprocess
 import sys
@@ -14,8 +15,17 @@ from lns.core.solution_file import read_sol
 
 @pytest.mark.parametrize("method", ["lns", "scip", "cpsat"])
 def test_every_method_solves_and_writes_a_feasible_solution(tmp_path, method):
-    command = [sys.executable, "-m", "lns.cli.solve", "instance=p0201", f"method={method}",
-               "time_limit=3", "seed=0", "out=best.sol", "lns.iteration_time_limit=1"]
+    command = [
+        sys.executable,
+        "-m",
+        "lns.cli.solve",
+        "instance=p0201",
+        f"method={method}",
+        "time_limit=3",
+        "seed=0",
+        "out=best.sol",
+        "lns.iteration_time_limit=1",
+    ]
     run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert re.search(rf"^method\s+{method}\b", run.stdout, re.MULTILINE)

@@ -1,4 +1,5 @@
 """Where ``lns-solve`` writes (summary: stdout, logs: stderr, files: only if asked); its help."""
+
 import re
 import subprocess
 import sys
@@ -12,8 +13,13 @@ SUMMARY_KEYS = ["instance", "method", "status", "objective", "primal gap", "time
 
 
 def lns_solve(*arguments, cwd):
-    return subprocess.run([sys.executable, "-m", "lns.cli.solve", *arguments], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lns.cli.solve", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_summary_on_stdout_logs_on_stderr_and_no_files(tmp_path):
@@ -25,8 +31,14 @@ def test_summary_on_stdout_logs_on_stderr_and_no_files(tmp_path):
 
 
 def test_files_are_written_only_where_asked(tmp_path):
-    run = lns_solve("instance=p0201", "iteration_limit=1", "out=best.sol", "hydra.run.dir=run",
-                    "hydra.output_subdir=.hydra", cwd=tmp_path)
+    run = lns_solve(
+        "instance=p0201",
+        "iteration_limit=1",
+        "out=best.sol",
+        "hydra.run.dir=run",
+        "hydra.output_subdir=.hydra",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["best.sol", "run"]
     assert (tmp_path / "run" / ".hydra" / "config.yaml").is_file()

@@ -13,14 +13,29 @@ from lns.core.solution_file import read_sol
 
 
 def lns_solve(*overrides, cwd, timeout=120):
-    return subprocess.run([sys.executable, "-m", "lns.cli.solve", *overrides], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "lns.cli.solve", *overrides],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_solves_a_bundled_instance_and_writes_the_solution(tmp_path):
-    run = lns_solve("instance=p0201", "selector=random", "iteration_limit=3", "seed=0", "out=best.sol", cwd=tmp_path)
+    run = lns_solve(
+        "instance=p0201",
+        "selector=random",
+        "iteration_limit=3",
+        "seed=0",
+        "out=best.sol",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
-    assert "status       feasible (iteration_limit)" in run.stdout or "status       optimal" in run.stdout
+    assert (
+        "status       feasible (iteration_limit)" in run.stdout
+        or "status       optimal" in run.stdout
+    )
     x = read_sol(tmp_path / "best.sol", read_problem(miplib("p0201")))
     assert read_problem(miplib("p0201")).check(x).feasible
     assert "(initial)" in run.stderr and "(initial)" not in run.stdout  # log lines go to stderr
@@ -30,8 +45,14 @@ def test_bad_inputs_give_one_line_and_exit_code_2(tmp_path):
     (tmp_path / "broken.mps").write_text("NAME x\nROWS\nFOO\n")
     for overrides, message in [
         (["instance=missing.mps"], "lns-solve: error: missing.mps: no such file"),
-        (["instance=broken.mps"], "lns-solve: error: broken.mps: SCIP could not read the file (Syntax error in line 3)"),
-        (["instance=p0201", "method=gurobi"], "lns-solve: error: Could not resolve method 'gurobi'"),
+        (
+            ["instance=broken.mps"],
+            "lns-solve: error: broken.mps: SCIP could not read the file (Syntax error in line 3)",
+        ),
+        (
+            ["instance=p0201", "method=gurobi"],
+            "lns-solve: error: Could not resolve method 'gurobi'",
+        ),
     ]:
         run = lns_solve(*overrides, cwd=tmp_path)
         assert run.returncode == 2
@@ -41,9 +62,21 @@ def test_bad_inputs_give_one_line_and_exit_code_2(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["lns", "scip"])
 def test_ctrl_c_stops_promptly_and_keeps_the_best_solution(tmp_path, method):
-    process = subprocess.Popen([sys.executable, "-m", "lns.cli.solve", "instance=air05", "time_limit=60",
-                                f"method={method}", "out=best.sol"], cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lns.cli.solve",
+            "instance=air05",
+            "time_limit=60",
+            f"method={method}",
+            "out=best.sol",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seen = []
     while not any("(initial)" in line for line in seen):  # a first solution, logged on stderr
         seen.append(process.stderr.readline())

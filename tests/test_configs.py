@@ -1,7 +1,8 @@
 """The generated configs: every selector group composes and builds its class with the class's
 defaults, LNSConfig is a typed config, and a bad override gets one line naming the close names."""
-import re
+
 import dataclasses
+import re
 import subprocess
 import sys
 
@@ -33,16 +34,21 @@ def test_every_selector_config_instantiates_its_class_with_the_class_defaults(na
     settings = OmegaConf.to_container(cfg.selector)
     hydra_keys = {"_target_", "_convert_", "options"}  # options: adaptive's arm settings by name
     assert {key: value for key, value in settings.items() if key not in hydra_keys} == (
-        selector_defaults(name))
+        selector_defaults(name)
+    )
     selector = instantiate(cfg.selector)
     assert type(selector) is selector_class(name)
     assert selector.name == name
 
 
 def test_defaults_are_read_from_the_constructor():
-    assert selector_defaults("lb_relax") == {"variant": "positive", "epsilon": 0.05,
-                                             "complete": True, "warm_start": True,
-                                             "lp_method": "highs"}
+    assert selector_defaults("lb_relax") == {
+        "variant": "positive",
+        "epsilon": 0.05,
+        "complete": True,
+        "warm_start": True,
+        "lp_method": "highs",
+    }
     assert selector_defaults("random") == {}
 
 
@@ -52,19 +58,27 @@ def test_setting_override_reaches_the_selector():
 
 
 def test_adaptive_arms_by_name_with_options_and_as_target_configs():
-    selector = instantiate(_compose("selector=adaptive", "selector.selectors=[random,lb_relax]",
-                                    "selector.options={lb_relax: {variant: topk}}").selector)
+    selector = instantiate(
+        _compose(
+            "selector=adaptive",
+            "selector.selectors=[random,lb_relax]",
+            "selector.options={lb_relax: {variant: topk}}",
+        ).selector
+    )
     assert selector.arm_names == ["random", "lb_relax"] and selector.arms[1].variant == "topk"
-    selector = instantiate(_compose(
-        "selector=adaptive",
-        "selector.selectors=[random,{_target_: heuristics.rins.RINS, lp_method: highs-ds}]"
-    ).selector)
+    selector = instantiate(
+        _compose(
+            "selector=adaptive",
+            "selector.selectors=[random,{_target_: heuristics.rins.RINS, lp_method: highs-ds}]",
+        ).selector
+    )
     assert selector.arms[1].lp_method == "highs-ds"
 
 
 def test_a_selector_class_as_a_target_config():
     cfg = _compose(
-        "++selector={_target_: heuristics.local_branching.LocalBranching, time_limit: 2.0}")
+        "++selector={_target_: heuristics.local_branching.LocalBranching, time_limit: 2.0}"
+    )
     assert instantiate(cfg.selector).time_limit == 2.0
 
 
@@ -78,33 +92,49 @@ def test_lns_options_are_the_typed_loop_config():
     assert OmegaConf.to_container(_compose(config="bench").lns) == defaults
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (["timelimit=5"], "unknown option 'timelimit'; did you mean 'time_limit'?"),
-    (["lns.grwth=1"], "unknown option 'lns.grwth'; did you mean 'lns.growth'?"),
-    (["selector=lb_relax", "selector.varant=topk"],
-     "unknown option 'selector.varant'; did you mean 'selector.variant'?"),
-    (["selector=rnadom"], "unknown selector 'rnadom'; did you mean 'random'?"),
-    (["lns.growth=fast"], "lns.growth: Value 'fast' of type 'str' could not be converted to Float"),
-    (["-m", "sed=1,2"], "unknown option 'sed'; did you mean 'seed'?"),
-    (["hydra.run.dri=x"], "unknown option 'hydra.run.dri'; did you mean 'hydra.run.dir'?"),
-    (["lsn.growth=1"], "unknown option 'lsn.growth'; did you mean 'lns'?"),
-    (["time_limit=5", "selector=rins"], None),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["timelimit=5"], "unknown option 'timelimit'; did you mean 'time_limit'?"),
+        (["lns.grwth=1"], "unknown option 'lns.grwth'; did you mean 'lns.growth'?"),
+        (
+            ["selector=lb_relax", "selector.varant=topk"],
+            "unknown option 'selector.varant'; did you mean 'selector.variant'?",
+        ),
+        (["selector=rnadom"], "unknown selector 'rnadom'; did you mean 'random'?"),
+        (
+            ["lns.growth=fast"],
+            "lns.growth: Value 'fast' of type 'str' could not be converted to Float",
+        ),
+        (["-m", "sed=1,2"], "unknown option 'sed'; did you mean 'seed'?"),
+        (["hydra.run.dri=x"], "unknown option 'hydra.run.dri'; did you mean 'hydra.run.dir'?"),
+        (["lsn.growth=1"], "unknown option 'lsn.growth'; did you mean 'lns'?"),
+        (["time_limit=5", "selector=rins"], None),
+    ],
+)
 def test_bad_overrides_are_one_line_naming_the_close_options(overrides, message):
     assert override_problem("solve", overrides) == message
 
 
 def test_a_typo_on_the_command_line_exits_2_with_one_line(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "lns.cli.solve", "timelimit=5"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "lns.cli.solve", "timelimit=5"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2
     assert run.stderr.strip() == (
-        "lns-solve: error: unknown option 'timelimit'; did you mean 'time_limit'?")
+        "lns-solve: error: unknown option 'timelimit'; did you mean 'time_limit'?"
+    )
 
 
 def test_naming_a_classical_selector_imports_no_torch():
-    code = ("import sys, lns.cli.common; from hydra.utils import instantiate; "
-            "from lns.registry import make_selector; "
-            "make_selector('adaptive', selectors=['random', 'rins']); "
-            "assert 'torch' not in sys.modules, 'torch imported'")
+    code = (
+        "import sys, lns.cli.common; from hydra.utils import instantiate; "
+        "from lns.registry import make_selector; "
+        "make_selector('adaptive', selectors=['random', 'rins']); "
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -1,11 +1,14 @@
 """CP-SAT on the whole problem: known optima, maximisation, scaled rows, and what it refuses."""
+
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import knapsack, miplib, mixed_problem
 
-from lns.core import metrics
+from helpers import knapsack, miplib, mixed_problem
 from lns.api import solve
+from lns.core import metrics
 from lns.core.cpsat_model import build_cpsat_model
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.problem import Problem
@@ -13,10 +16,20 @@ from lns.core.problem import Problem
 
 def _two_var_problem(coefficients, upper=(10.0, 10.0), rhs=1.1, types=("I", "I")):
     """max x + y  s.t.  a1 x + a2 y <= rhs, x, y integer in [0, upper]."""
-    return Problem(name="two", var_names=("x", "y"), var_types=np.array(types), lower=np.zeros(2),
-                   upper=np.array(upper, dtype=float), objective=np.array([1.0, 1.0]), objective_offset=0.0,
-                   sense="maximize", matrix=sp.csr_matrix(np.array([coefficients], dtype=float)),
-                   row_lower=np.array([-np.inf]), row_upper=np.array([rhs]), row_names=("row",))
+    return Problem(
+        name="two",
+        var_names=("x", "y"),
+        var_types=np.array(types),
+        lower=np.zeros(2),
+        upper=np.array(upper, dtype=float),
+        objective=np.array([1.0, 1.0]),
+        objective_offset=0.0,
+        sense="maximize",
+        matrix=sp.csr_matrix(np.array([coefficients], dtype=float)),
+        row_lower=np.array([-np.inf]),
+        row_upper=np.array([rhs]),
+        row_names=("row",),
+    )
 
 
 def test_p0201_reaches_its_optimum_with_a_checked_trajectory():
@@ -27,7 +40,7 @@ def test_p0201_reaches_its_optimum_with_a_checked_trajectory():
     assert result.feasibility.feasible
     values = [v for _, v in result.trajectory]
     assert values[-1] == pytest.approx(7615)
-    assert all(a > b for a, b in zip(values, values[1:]))  # minimisation: strictly improving
+    assert all(a > b for a, b in itertools.pairwise(values))  # minimisation: strictly improving
     times = [t for t, _ in result.trajectory]
     assert times == sorted(times) and times[-1] <= result.runtime
 
@@ -49,11 +62,14 @@ def test_rows_with_decimal_coefficients_are_scaled_exactly():
     assert result.feasibility.feasible
 
 
-@pytest.mark.parametrize("problem, reason", [
-    (mixed_problem(), "continuous variable.*'w'"),
-    (_two_var_problem([1 / 3, 1.0]), "row 'row' has coefficients that are not integral"),
-    (_two_var_problem([1.0, 1.0], upper=(np.inf, 10.0)), "finite integer bounds, variable 'x'"),
-])
+@pytest.mark.parametrize(
+    "problem, reason",
+    [
+        (mixed_problem(), "continuous variable.*'w'"),
+        (_two_var_problem([1 / 3, 1.0]), "row 'row' has coefficients that are not integral"),
+        (_two_var_problem([1.0, 1.0], upper=(np.inf, 10.0)), "finite integer bounds, variable 'x'"),
+    ],
+)
 def test_unsupported_problems_raise_with_the_reason(problem, reason):
     with pytest.raises(UnsupportedProblemError, match=reason):
         build_cpsat_model(problem)
@@ -74,8 +90,14 @@ def test_bad_option_is_rejected():
 
 def test_out_and_initial_solution_go_through_the_common_path(tmp_path):
     start = np.array([1.0, 0.0, 0.0, 0.0])  # value 10 of the knapsack, feasible
-    result = solve(knapsack(), method="cpsat", time_limit=10, num_workers=1, initial_solution=start,
-                   out=tmp_path / "best.sol")
+    result = solve(
+        knapsack(),
+        method="cpsat",
+        time_limit=10,
+        num_workers=1,
+        initial_solution=start,
+        out=tmp_path / "best.sol",
+    )
     assert result.trajectory[0][1] == pytest.approx(10.0)  # the user's start is the first incumbent
     assert result.objective == pytest.approx(23.0)
     assert (tmp_path / "best.sol").exists()

@@ -11,6 +11,7 @@ bind, r2 has slack 3. Duals (minimisation, d_j = c_j - A_j' pi): x is basic, so
 bound. Split rows: node 0 is r1 (x + y <= 4), node 1 is r2's lower side (-x + y <= -1); both
 rows have norm sqrt(2); max|c| = 2.
 """
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -23,12 +24,20 @@ SQRT2 = np.sqrt(2.0)
 
 def two_variable_problem(sense: str) -> Problem:
     objective = np.array([-2.0, -1.0]) if sense == "minimize" else np.array([2.0, 1.0])
-    return Problem(name=f"two_{sense}", var_names=("x", "y"), var_types=np.array(["I", "C"]),
-                   lower=np.zeros(2), upper=np.array([10.0, 3.0]), objective=objective,
-                   objective_offset=0.0, sense=sense,
-                   matrix=sp.csr_matrix(np.array([[1.0, 1.0], [1.0, -1.0]])),
-                   row_lower=np.array([-np.inf, 1.0]), row_upper=np.array([4.0, np.inf]),
-                   row_names=("r1", "r2"))
+    return Problem(
+        name=f"two_{sense}",
+        var_names=("x", "y"),
+        var_types=np.array(["I", "C"]),
+        lower=np.zeros(2),
+        upper=np.array([10.0, 3.0]),
+        objective=objective,
+        objective_offset=0.0,
+        sense=sense,
+        matrix=sp.csr_matrix(np.array([[1.0, 1.0], [1.0, -1.0]])),
+        row_lower=np.array([-np.inf, 1.0]),
+        row_upper=np.array([4.0, np.inf]),
+        row_names=("r1", "r2"),
+    )
 
 
 @pytest.fixture(params=["minimize", "maximize"])
@@ -76,12 +85,15 @@ def test_duals_slacks_and_constraint_columns(extractor):
 def test_edge_columns(extractor):
     observation = extractor.observe(np.array([3.0, 0.0]))
     pairs = observation.edge_index.T.tolist()
-    edges = {(i, j): row for (i, j), row in zip(pairs, observation.edge_features)}
+    edges = {(i, j): row for (i, j), row in zip(pairs, observation.edge_features, strict=True)}
     assert sorted(edges) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     log2 = np.log(2)
     expected = {  # slog(a), a / ||a||, slog(a / max(1e-6, |b|)) with b = 4 (node 0) and -1 (node 1)
-        (0, 0): [log2, 1 / SQRT2, np.log(1.25)], (0, 1): [log2, 1 / SQRT2, np.log(1.25)],
-        (1, 0): [-log2, -1 / SQRT2, -log2], (1, 1): [log2, 1 / SQRT2, log2]}
+        (0, 0): [log2, 1 / SQRT2, np.log(1.25)],
+        (0, 1): [log2, 1 / SQRT2, np.log(1.25)],
+        (1, 0): [-log2, -1 / SQRT2, -log2],
+        (1, 1): [log2, 1 / SQRT2, log2],
+    }
     columns = [EdgeFeature.COEF, EdgeFeature.COEF_NORMALIZED, EdgeFeature.COEF_OVER_RHS]
     for key, values in expected.items():
         assert edges[key][columns] == pytest.approx(values), key

@@ -6,6 +6,7 @@ optimum is 4 changes away from its start and a neighborhood frees 2 of the 4 int
 stayed on the knapsack at {b, c} (20) for 40 iterations (seed 0): RINS frees the variables where
 the incumbent differs from the LP optimum (a, c, b/2), exactly {a, b} there.
 """
+
 import numpy as np
 import pytest
 
@@ -27,8 +28,15 @@ PROBLEMS = {
 def test_a_full_run_reaches_the_optimum_in_the_problems_sense(name, case):
     make, start, optimum = PROBLEMS[case]
     problem = make()
-    result = solve(problem, name, initial_solution=start, iteration_limit=60, time_limit=60, seed=0,
-                   max_fraction=0.75)
+    result = solve(
+        problem,
+        name,
+        initial_solution=start,
+        iteration_limit=60,
+        time_limit=60,
+        seed=0,
+        max_fraction=0.75,
+    )
     assert result.objective == pytest.approx(optimum)
     assert result.feasibility.feasible
     assert problem.objective_value(result.x) == pytest.approx(result.objective)

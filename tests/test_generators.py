@@ -1,4 +1,5 @@
-"""Instance generators: structure of each class, reproducibility, files SCIP reads back, parameter checks."""
+"""Instance generators: structure, reproducibility, files SCIP reads back, parameter checks."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -31,15 +32,21 @@ def tiny(name: str, **overrides):
 
 
 def generate(name: str, seed: int = 0, **overrides):
-    return problem_class(name).generate(tiny(name, **overrides), instance_rng(seed, 0), f"{name}_tiny")
+    return problem_class(name).generate(
+        tiny(name, **overrides), instance_rng(seed, 0), f"{name}_tiny"
+    )
 
 
 def rows_as_sets(problem) -> list[frozenset]:
     csr = problem.matrix
-    return [frozenset(csr.indices[csr.indptr[i]:csr.indptr[i + 1]].tolist()) for i in range(problem.n_rows)]
+    return [
+        frozenset(csr.indices[csr.indptr[i] : csr.indptr[i + 1]].tolist())
+        for i in range(problem.n_rows)
+    ]
 
 
 # ---------------------------------------------------------------- sampling and graphs
+
 
 def test_distinct_subsets_sizes_and_distinctness_including_dense_groups():
     sizes = np.array([0, 1, 5, 9, 10])
@@ -79,7 +86,9 @@ def test_barabasi_albert_structure():
     assert len({tuple(e) for e in edges.tolist()}) == len(edges)
     assert np.all(edges[:, 0] < edges[:, 1])
     later = edges[:, 1]
-    assert np.all(np.bincount(later, minlength=n)[m:] == m)       # every node from m on joins m earlier ones
+    assert np.all(
+        np.bincount(later, minlength=n)[m:] == m
+    )  # every node from m on joins m earlier ones
     assert {tuple(e) for e in edges[edges[:, 1] == m].tolist()} == {(i, m) for i in range(m)}
 
 
@@ -95,6 +104,7 @@ def test_greedy_clique_partition_gives_cliques_covering_every_node():
 
 
 # ---------------------------------------------------------------- structure of each class
+
 
 def test_vertex_cover_rows_are_the_edges():
     problem = generate("mvc")
@@ -114,20 +124,24 @@ def test_independent_set_clique_formulation_covers_exactly_the_edges(graph):
     assert all(len(e) == 2 for e in edges) and len(edges) == edge_form.n_rows
     cliques = rows_as_sets(clique_form)
     pairs = {frozenset(p) for row in cliques for p in itertools.combinations(row, 2)}
-    assert pairs == edges                      # every edge has a row and every row is a clique
+    assert pairs == edges  # every edge has a row and every row is a clique
     assert clique_form.n_rows < edge_form.n_rows
     for problem in (edge_form, clique_form):
         assert problem.sense == "maximize" and np.all(problem.objective == 1)
         assert np.all(problem.row_upper == 1) and np.all(np.isneginf(problem.row_lower))
 
 
-@pytest.mark.parametrize("overrides", [{}, dict(n_rows=5, n_cols=3, density=1.0), dict(density=0.8)])
+@pytest.mark.parametrize(
+    "overrides", [{}, dict(n_rows=5, n_cols=3, density=1.0), dict(density=0.8)]
+)
 def test_set_cover_rows_are_coverable_and_columns_cover_two_rows(overrides):
     params = tiny("sc", **overrides)
     problem = generate("sc", **overrides)
     matrix = problem.matrix
     assert matrix.shape == (params.n_rows, params.n_cols)
-    assert matrix.nnz == int(params.n_rows * params.n_cols * params.density) and np.all(matrix.data == 1)
+    assert matrix.nnz == int(params.n_rows * params.n_cols * params.density) and np.all(
+        matrix.data == 1
+    )
     assert np.all(matrix.getnnz(axis=1) >= 1) and np.all(matrix.getnnz(axis=0) >= 2)
     assert np.all(problem.row_lower == 1) and np.all(np.isposinf(problem.row_upper))
     costs = problem.objective
@@ -141,12 +155,16 @@ def test_auction_item_rows_hold_exactly_their_bids_and_bidder_rows_their_xor_gro
     problem = generate("ca")
     assert problem.sense == "maximize" and problem.n_vars == params.n_bids
     assert np.allclose(problem.objective, auction.prices) and np.all(auction.prices >= 0)
-    rows = dict(zip(problem.row_names, rows_as_sets(problem)))
+    rows = dict(zip(problem.row_names, rows_as_sets(problem), strict=True))
     for item in range(params.n_items):
         holders = frozenset(b for b, bundle in enumerate(auction.bundles) if item in bundle)
         assert rows.get(f"item{item}", frozenset()) == holders
-    assert [rows[f"bidder{k}"] for k in range(len(auction.xor_groups))] == [frozenset(g) for g in auction.xor_groups]
-    assert len(rows) == len({i for b in auction.bundles for i in b.tolist()}) + len(auction.xor_groups)
+    assert [rows[f"bidder{k}"] for k in range(len(auction.xor_groups))] == [
+        frozenset(g) for g in auction.xor_groups
+    ]
+    assert len(rows) == len({i for b in auction.bundles for i in b.tolist()}) + len(
+        auction.xor_groups
+    )
     for group in auction.xor_groups:
         first = set(auction.bundles[group[0]].tolist())
         assert len(group) >= 3 and all(first & set(auction.bundles[b].tolist()) for b in group)
@@ -209,6 +227,7 @@ def test_facility_location_demands_capacities_and_links(continuous):
 
 # ---------------------------------------------------------------- every class: the same contract
 
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_class_has_tiny_parameters_and_valid_presets(name):
     cls = problem_class(name)
@@ -220,7 +239,10 @@ def test_every_class_has_tiny_parameters_and_valid_presets(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_same_seed_same_bytes_other_seed_other_bytes(name, tmp_path):
     cls = problem_class(name)
-    paths = [generate(name, seed).write(tmp_path / f"{tag}.mps.gz") for tag, seed in (("a", 5), ("b", 5), ("c", 6))]
+    paths = [
+        generate(name, seed).write(tmp_path / f"{tag}.mps.gz")
+        for tag, seed in (("a", 5), ("b", 5), ("c", 6))
+    ]
     a, b, c = (p.read_bytes() for p in paths)
     assert a == b and a != c
     assert cls.generate(tiny(name), instance_rng(5, 1), "x").matrix.nnz > 0
@@ -236,9 +258,13 @@ def test_file_read_back_by_scip_holds_the_same_problem(name, tmp_path):
     order = np.array([back.var_names.index(v) for v in problem.var_names])
     assert np.array_equal(back.var_types[order], problem.var_types)
     assert np.allclose(back.objective[order], problem.objective)
-    assert np.array_equal(back.lower[order], problem.lower) and np.array_equal(back.upper[order], problem.upper)
+    assert np.array_equal(back.lower[order], problem.lower) and np.array_equal(
+        back.upper[order], problem.upper
+    )
     assert abs(back.matrix[:, order] - problem.matrix).max() < 1e-9
-    assert np.array_equal(back.row_lower, problem.row_lower) and np.array_equal(back.row_upper, problem.row_upper)
+    assert np.array_equal(back.row_lower, problem.row_lower) and np.array_equal(
+        back.row_upper, problem.row_upper
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -262,17 +288,34 @@ def test_unknown_class_size_and_parameter_are_named_with_the_choices():
 
 
 BAD = [  # (class, parameter, bad value, other overrides it needs)
-    ("mvc", "n_nodes", -5, {}), ("mvc", "affinity", 0, {}), ("mvc", "affinity", 30, {}),
-    ("mvc", "affinity", 20, {"graph": "erdos_renyi"}), ("mvc", "weights", "gaussian", {}),
-    ("mis", "n_nodes", 0, {}), ("mis", "affinity", -1.0, {}), ("mis", "affinity", 25.0, {}),
-    ("mis", "affinity", 2.5, {"graph": "barabasi_albert"}), ("mis", "formulation", "star", {}),
+    ("mvc", "n_nodes", -5, {}),
+    ("mvc", "affinity", 0, {}),
+    ("mvc", "affinity", 30, {}),
+    ("mvc", "affinity", 20, {"graph": "erdos_renyi"}),
+    ("mvc", "weights", "gaussian", {}),
+    ("mis", "n_nodes", 0, {}),
+    ("mis", "affinity", -1.0, {}),
+    ("mis", "affinity", 25.0, {}),
+    ("mis", "affinity", 2.5, {"graph": "barabasi_albert"}),
+    ("mis", "formulation", "star", {}),
     ("mis", "graph", "grid", {}),
-    ("sc", "n_rows", -1, {}), ("sc", "n_cols", 0, {}), ("sc", "density", 0.0, {}), ("sc", "density", 1.5, {}),
-    ("sc", "density", 0.01, {}), ("sc", "max_cost", 0, {}),
-    ("ca", "n_items", -2, {}), ("ca", "n_bids", 0, {}), ("ca", "add_item_prob", 1.0, {}), ("ca", "max_value", 0.5, {}),
-    ("ca", "value_deviation", -0.1, {}), ("ca", "integers", "yes", {}),
-    ("cfl", "n_customers", -1, {}), ("cfl", "n_facilities", 0, {}), ("cfl", "ratio", 0.0, {}),
-    ("cfl", "ratio", -2.0, {}), ("cfl", "continuous_assignment", "yes", {}),
+    ("sc", "n_rows", -1, {}),
+    ("sc", "n_cols", 0, {}),
+    ("sc", "density", 0.0, {}),
+    ("sc", "density", 1.5, {}),
+    ("sc", "density", 0.01, {}),
+    ("sc", "max_cost", 0, {}),
+    ("ca", "n_items", -2, {}),
+    ("ca", "n_bids", 0, {}),
+    ("ca", "add_item_prob", 1.0, {}),
+    ("ca", "max_value", 0.5, {}),
+    ("ca", "value_deviation", -0.1, {}),
+    ("ca", "integers", "yes", {}),
+    ("cfl", "n_customers", -1, {}),
+    ("cfl", "n_facilities", 0, {}),
+    ("cfl", "ratio", 0.0, {}),
+    ("cfl", "ratio", -2.0, {}),
+    ("cfl", "continuous_assignment", "yes", {}),
 ]
 
 
@@ -283,6 +326,7 @@ def test_bad_parameters_are_rejected_naming_the_parameter(name, field, value, ot
 
 
 # ---------------------------------------------------------------- sets and manifests
+
 
 def test_write_set_is_reproducible_and_indexed_by_seed_and_position(tmp_path):
     params = tiny("mvc")
@@ -301,11 +345,12 @@ def test_write_set_is_reproducible_and_indexed_by_seed_and_position(tmp_path):
 
 # ---------------------------------------------------------------- the lns-generate app
 
+
 def compose_generate(overrides):
     from hydra import compose, initialize_config_dir
 
-    from configs import CONFIG_DIR
     import lns.cli.generate  # noqa: F401  (registers the presets with Hydra)
+    from configs import CONFIG_DIR
 
     with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR)):
         return compose(config_name="generate", overrides=overrides)
@@ -339,13 +384,28 @@ def test_app_end_to_end_writes_two_files_and_the_manifest(tmp_path):
     import sys
 
     out = tmp_path / "mis"
-    command = [sys.executable, "-m", "lns.cli.generate", "problem=mis", "n=2", "seed=3", f"out_dir={out}",
-               "params.n_nodes=30", "params.formulation=clique", f"hydra.run.dir={tmp_path / 'hydra'}"]
+    command = [
+        sys.executable,
+        "-m",
+        "lns.cli.generate",
+        "problem=mis",
+        "n=2",
+        "seed=3",
+        f"out_dir={out}",
+        "params.n_nodes=30",
+        "params.formulation=clique",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+    ]
     subprocess.run(command, check=True, capture_output=True, timeout=120)
     manifest = json.loads((out / MANIFEST).read_text())
-    assert sorted(p.name for p in out.glob("*.mps.gz")) == ["mis_small_0000.mps.gz", "mis_small_0001.mps.gz"]
+    assert sorted(p.name for p in out.glob("*.mps.gz")) == [
+        "mis_small_0000.mps.gz",
+        "mis_small_0001.mps.gz",
+    ]
     assert manifest["problem"] == "mis" and manifest["seed"] == 3
     assert manifest["params"]["n_nodes"] == 30 and manifest["params"]["formulation"] == "clique"
     params = problem_class("mis").params("small", n_nodes=30, formulation="clique")
     expected = write_set("mis", params, 2, 3, tmp_path / "direct", "mis_small", size="small")
-    assert [i["sha256"] for i in manifest["instances"]] == [i["sha256"] for i in expected["instances"]]
+    assert [i["sha256"] for i in manifest["instances"]] == [
+        i["sha256"] for i in expected["instances"]
+    ]

@@ -138,8 +138,9 @@ def test_an_objective_offset_must_be_finite(tmp_path):
         read_problem(path)
 
 
-@pytest.mark.parametrize("spell", [lambda t: t.replace(" ", "\t"),
-                                   lambda t: t.replace("\n", "\r\n")])
+@pytest.mark.parametrize(
+    "spell", [lambda t: t.replace(" ", "\t"), lambda t: t.replace("\n", "\r\n")]
+)
 def test_tabs_and_crlf_line_ends_are_checked_too(tmp_path, spell):
     good, bad = tmp_path / "good.mps", tmp_path / "bad.mps"
     good.write_text(spell(MPS.format(**DEFAULTS)))
@@ -151,8 +152,11 @@ def test_tabs_and_crlf_line_ends_are_checked_too(tmp_path, spell):
 
 @pytest.mark.parametrize("objsense, line", [("OBJSENSE\n    MAX\n", 16), ("OBJSENSE MAX\n", 15)])
 def test_objsense_ranges_and_comments_are_read_around(tmp_path, objsense, line):
-    text = (MPS.format(**DEFAULTS).replace("ROWS", objsense + "* a comment: nan\nROWS")
-            .replace("BOUNDS", "RANGES\n rng c1 {range}\nBOUNDS"))
+    text = (
+        MPS.format(**DEFAULTS)
+        .replace("ROWS", objsense + "* a comment: nan\nROWS")
+        .replace("BOUNDS", "RANGES\n rng c1 {range}\nBOUNDS")
+    )
     path = tmp_path / "ranged.mps"
     path.write_text(text.replace("{range}", "4 $ nan in a comment"))
     problem = read_problem(path)

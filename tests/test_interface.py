@@ -1,4 +1,5 @@
 """What an API user meets first: instances in every form, function selectors, repr, version."""
+
 import re
 from importlib import metadata
 
@@ -9,9 +10,9 @@ from pyscipopt import Model
 import lns
 from helpers import knapsack, miplib
 from lns import solve
+from lns.core.problem import read_problem
 from lns.core.result import Result
 from lns.core.selection import Neighborhood
-from lns.core.problem import read_problem
 from lns.core.solution_file import read_sol
 
 
@@ -66,14 +67,19 @@ def test_repr_is_one_short_line():
     result = solve(knapsack(), iteration_limit=2, seed=0, start="first")
     text = repr(result)
     assert "\n" not in text and len(text) < 150
-    expected = (rf"Result\(instance='knapsack_maximize', method='lns/random', "
-                rf"status='{result.status}', objective={result.objective:g}, "
-                r"runtime=\d+\.\d\ds, iterations=2\)")
+    expected = (
+        rf"Result\(instance='knapsack_maximize', method='lns/random', "
+        rf"status='{result.status}', objective={result.objective:g}, "
+        r"runtime=\d+\.\d\ds, iterations=2\)"
+    )
     assert re.fullmatch(expected, text), text
-    empty = Result("x", "scip", None, "no_solution", "time_limit", None, None, [], [], 1.0, None, 0,
-                   1.0)
-    assert repr(empty) == ("Result(instance='x', method='scip', status='no_solution', "
-                           "objective=None, runtime=1.00s, iterations=0)")
+    empty = Result(
+        "x", "scip", None, "no_solution", "time_limit", None, None, [], [], 1.0, None, 0, 1.0
+    )
+    assert repr(empty) == (
+        "Result(instance='x', method='scip', status='no_solution', "
+        "objective=None, runtime=1.00s, iterations=0)"
+    )
 
 
 def test_version_comes_from_the_distribution_or_pyproject(monkeypatch):
@@ -97,4 +103,3 @@ def test_miplib_checker_format_round_trips(tmp_path):
     np.testing.assert_array_equal(read_sol(path, read_problem(miplib("p0201"))), result.x)
     with pytest.raises(ValueError, match="format: 'gams' is not a solution format"):
         result.write_sol(tmp_path / "x.sol", format="gams")
-

@@ -4,6 +4,7 @@ The runs happen in this process: a timer thread sends SIGINT to it while ``solve
 and the test measures from the sending to the return of ``solve()`` (the best solution
 written to ``out=`` included).
 """
+
 import contextlib
 import os
 import signal
@@ -77,8 +78,9 @@ def assert_feasible_file(path, problem, result):
 def test_time_limit_is_kept(method, selector, mis_problem, tmp_path):
     problem = instance_for(selector, mis_problem)
     began = time.perf_counter()
-    result = solve(problem, selector, method=method, time_limit=2.0, seed=0,
-                   out=tmp_path / "best.sol")
+    result = solve(
+        problem, selector, method=method, time_limit=2.0, seed=0, out=tmp_path / "best.sol"
+    )
     assert time.perf_counter() - began <= 2.0 + LATENESS
     assert result.stop_reason in ("time_limit", "optimal")
     assert_feasible_file(tmp_path / "best.sol", problem, result)
@@ -89,8 +91,15 @@ def test_ctrl_c_is_answered_within_a_second(method, selector, mis_problem, tmp_p
     problem = instance_for(selector, mis_problem)
     options = {"start": "first"} if method == "lns" else {}  # else the start may solve it
     with signal_after(1.5) as sent:
-        result = solve(problem, selector, method=method, time_limit=30.0, seed=0,
-                       out=tmp_path / "best.sol", **options)
+        result = solve(
+            problem,
+            selector,
+            method=method,
+            time_limit=30.0,
+            seed=0,
+            out=tmp_path / "best.sol",
+            **options,
+        )
         returned = time.perf_counter()
     if result.stop_reason == "optimal":
         pytest.skip(f"{method} proved optimality before the signal")
@@ -99,8 +108,9 @@ def test_ctrl_c_is_answered_within_a_second(method, selector, mis_problem, tmp_p
     assert_feasible_file(tmp_path / "best.sol", problem, result)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
-                         ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name
+)
 def test_stop_signal_before_the_first_solution(signum, tmp_path):
     # SCIP's first solution of timtab1 takes seconds (5.9 s measured on a shared machine).
     problem = read_problem(miplib("timtab1"))

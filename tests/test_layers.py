@@ -4,6 +4,7 @@ Every import of a project module is read from the source (imports inside functio
 since a lazy import is still a dependency), and an import of a higher layer, or of a
 sibling package of the same layer, fails the test with the file and line.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,7 +19,10 @@ LAYERS = (
     ("lns.core",),
     ("heuristics", "instances"),
     ("learning",),
-    ("lns", "configs"),  # the apps (lns.api, lns.registry, lns.cli, ...), which may import each other
+    (
+        "lns",
+        "configs",
+    ),  # the apps (lns.api, lns.registry, lns.cli, ...), which may import each other
 )
 PACKAGES = ("lns", "heuristics", "instances", "learning", "configs")
 
@@ -37,7 +41,7 @@ def layer_of(module: str) -> tuple[int, str]:
 
 
 def imported_modules(source: str, module: str) -> list[tuple[int, str]]:
-    """``(line, module)`` for every import of a project module in ``source`` (relative ones resolved)."""
+    """``(line, module)`` of each import of a project module in ``source`` (relatives resolved)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -77,20 +81,30 @@ def test_every_import_points_down():
     assert not wrong, "imports against the layering:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize("module, source", [
-    ("lns.core.loop", "def f():\n    from heuristics.random_selector import RandomSelector\n"),
-    ("heuristics.rins", "import learning.model\n"),
-    ("heuristics.rins", "from instances.generators import mis\n"),
-    ("learning.selector", "from lns.registry import make_selector\n"),
-    ("lns.core.problem", "from lns.api import solve\n"),
-    ("lns.core.lp", "from .. import api\n"),
-])
+@pytest.mark.parametrize(
+    "module, source",
+    [
+        ("lns.core.loop", "def f():\n    from heuristics.random_selector import RandomSelector\n"),
+        ("heuristics.rins", "import learning.model\n"),
+        ("heuristics.rins", "from instances.generators import mis\n"),
+        ("learning.selector", "from lns.registry import make_selector\n"),
+        ("lns.core.problem", "from lns.api import solve\n"),
+        ("lns.core.lp", "from .. import api\n"),
+    ],
+)
 def test_an_upward_or_sideways_import_is_reported(module, source):
     assert len(violations(source, module)) == 1
 
 
 def test_imports_down_and_within_a_package_are_allowed():
-    assert violations("from lns.core.problem import Problem\nimport numpy\n", "heuristics.rins") == []
+    assert (
+        violations("from lns.core.problem import Problem\nimport numpy\n", "heuristics.rins") == []
+    )
     assert violations("from heuristics.sizing import fit_to_size\n", "heuristics.rins") == []
-    assert violations("from heuristics.rins import RINS\nfrom lns.core import lp\n", "learning.collect") == []
+    assert (
+        violations(
+            "from heuristics.rins import RINS\nfrom lns.core import lp\n", "learning.collect"
+        )
+        == []
+    )
     assert violations("from learning.selector import CLLNS\n", "lns.registry") == []

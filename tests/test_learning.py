@@ -1,4 +1,5 @@
 """CL-LNS pieces in isolation: features, model, loss, checkpoints, the at-cap sampling rule."""
+
 import math
 import subprocess
 import sys
@@ -9,13 +10,20 @@ import torch
 from torch_geometric.data import Batch
 
 from helpers import knapsack, mixed_problem
-from learning.selector import sample_by_scores
 from learning.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from learning.features import (CONS_DYNAMIC_START, VAR_DYNAMIC_START, ConsFeature, EdgeFeature, FeatureExtractor,
-                               VarFeature, split_rows)
+from learning.features import (
+    CONS_DYNAMIC_START,
+    VAR_DYNAMIC_START,
+    ConsFeature,
+    EdgeFeature,
+    FeatureExtractor,
+    VarFeature,
+    split_rows,
+)
 from learning.graph import make_graph, observation_graph
 from learning.loss import imitation_bce, info_nce, loss_function
 from learning.model import GATPolicy
+from learning.selector import sample_by_scores
 from lns.core.errors import UnknownNameError
 
 
@@ -35,18 +43,26 @@ def test_feature_matrices_match_their_enums(make):
     assert observation.constraint_features.shape == (matrix.shape[0], len(ConsFeature))
     assert observation.edge_features.shape == (matrix.nnz, len(EdgeFeature))
     assert observation.edge_index.shape == (2, matrix.nnz)
-    for array in (observation.variable_features, observation.constraint_features, observation.edge_features):
+    for array in (
+        observation.variable_features,
+        observation.constraint_features,
+        observation.edge_features,
+    ):
         assert np.isfinite(array).all()
 
 
 def test_mixed_problem_features_have_their_meaning():
     problem = mixed_problem()  # y1 y2 binary, z1 z2 integer, w continuous; rows r1..r3 <=, r4 >= 0
     extractor = FeatureExtractor(problem)
-    v = extractor.observe(np.array([1, 1, 3, 3, 0.5]), [np.array([0, 0, 0, 0, 0.0])]).variable_features
+    v = extractor.observe(
+        np.array([1, 1, 3, 3, 0.5]), [np.array([0, 0, 0, 0, 0.0])]
+    ).variable_features
     assert v[:, VarFeature.IS_BINARY].tolist() == [1, 1, 0, 0, 0]
     assert v[:, VarFeature.IS_INTEGER].tolist() == [0, 0, 1, 1, 0]
     assert v[:, VarFeature.IS_CONTINUOUS].tolist() == [0, 0, 0, 0, 1]
-    assert v[:, VarFeature.OBJECTIVE].tolist() == pytest.approx([-1, -2 / 3, -1 / 3, -2 / 3, -1 / 6])
+    assert v[:, VarFeature.OBJECTIVE].tolist() == pytest.approx(
+        [-1, -2 / 3, -1 / 3, -2 / 3, -1 / 6]
+    )
     assert v[:, VarFeature.INCUMBENT] == pytest.approx(np.log1p([1, 1, 3, 3, 0.5]))
     assert v[:, VarFeature.HISTORY_1_PRESENT].tolist() == [1] * 5
     assert v[:, VarFeature.HISTORY_2_PRESENT].tolist() == [0] * 5
@@ -62,16 +78,23 @@ def test_observe_changes_only_dynamic_columns():
     extractor = FeatureExtractor(problem)
     a = extractor.observe(np.zeros(5))
     b = extractor.observe(np.array([1, 1, 3, 3, 0.5]), [np.zeros(5)])
-    np.testing.assert_array_equal(a.variable_features[:, :VAR_DYNAMIC_START], b.variable_features[:, :VAR_DYNAMIC_START])
-    np.testing.assert_array_equal(a.constraint_features[:, :CONS_DYNAMIC_START],
-                                  b.constraint_features[:, :CONS_DYNAMIC_START])
+    np.testing.assert_array_equal(
+        a.variable_features[:, :VAR_DYNAMIC_START], b.variable_features[:, :VAR_DYNAMIC_START]
+    )
+    np.testing.assert_array_equal(
+        a.constraint_features[:, :CONS_DYNAMIC_START], b.constraint_features[:, :CONS_DYNAMIC_START]
+    )
     assert not np.array_equal(a.variable_features, b.variable_features)
 
 
 def _graph(n_vars, n_cons, edges, seed):
     rng = np.random.default_rng(seed)
-    return make_graph(rng.normal(size=(n_vars, len(VarFeature))), rng.normal(size=(n_cons, len(ConsFeature))),
-                      np.array(edges).T, rng.normal(size=(len(edges), len(EdgeFeature))))
+    return make_graph(
+        rng.normal(size=(n_vars, len(VarFeature))),
+        rng.normal(size=(n_cons, len(ConsFeature))),
+        np.array(edges).T,
+        rng.normal(size=(len(edges), len(EdgeFeature))),
+    )
 
 
 def test_model_shapes_and_probabilities():
@@ -88,7 +111,10 @@ def test_batching_two_graphs_equals_running_them_separately():
     first = _graph(3, 2, [(0, 0), (0, 1), (1, 1), (1, 2)], seed=0)
     second = _graph(4, 3, [(0, 3), (1, 0), (2, 1), (2, 2), (0, 0)], seed=1)
     batch = Batch.from_data_list([first, second])
-    assert batch.edge_index[:, 4:].min(dim=1).values.tolist() == [2, 3]  # shifted by (constraints, variables)
+    assert batch.edge_index[:, 4:].min(dim=1).values.tolist() == [
+        2,
+        3,
+    ]  # shifted by (constraints, variables)
     together = model(batch)
     apart = torch.cat([model(first), model(second)])
     torch.testing.assert_close(together, apart, rtol=1e-5, atol=1e-6)
@@ -109,7 +135,9 @@ def test_infonce_matches_hand_computation():
     logits = torch.zeros(3)
     positives = torch.tensor([[1.0, 1.0, 0.0]])
     negatives = torch.tensor([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]])
-    assert float(info_nce(logits, positives, negatives, temperature=0.5)) == pytest.approx(math.log(2 + math.exp(-1)))
+    assert float(info_nce(logits, positives, negatives, temperature=0.5)) == pytest.approx(
+        math.log(2 + math.exp(-1))
+    )
 
 
 def test_infonce_averages_positives_and_stays_finite():
@@ -119,11 +147,17 @@ def test_infonce_averages_positives_and_stays_finite():
     value = info_nce(logits, positives, negatives, temperature=0.07)
     pi = torch.sigmoid(logits).double()
     negative_sum = sum(torch.exp(a @ pi / 0.07) for a in negatives.double())
-    expected = -np.mean([float(torch.log(torch.exp(p @ pi / 0.07) / (torch.exp(p @ pi / 0.07) + negative_sum)))
-                         for p in positives.double()])
+    expected = -np.mean(
+        [
+            float(torch.log(torch.exp(p @ pi / 0.07) / (torch.exp(p @ pi / 0.07) + negative_sum)))
+            for p in positives.double()
+        ]
+    )
     assert expected > 1.0
     assert float(value) == pytest.approx(expected, rel=1e-5)
-    huge = info_nce(torch.full((4000,), 10.0), torch.ones(1, 4000), torch.ones(1, 4000), temperature=0.07)
+    huge = info_nce(
+        torch.full((4000,), 10.0), torch.ones(1, 4000), torch.ones(1, 4000), temperature=0.07
+    )
     assert torch.isfinite(huge) and float(huge) == pytest.approx(math.log(2), rel=1e-4)
 
 
@@ -138,9 +172,16 @@ def test_bce_ablation_and_loss_names():
 
 def test_checkpoint_round_trip(tmp_path):
     model = _model(emb_size=32, heads=4, head_channels=8)
-    model.set_normalization({"variable": (torch.arange(len(VarFeature)).float(), torch.full((len(VarFeature),), 2.0)),
-                             "constraint": (torch.zeros(len(ConsFeature)), torch.ones(len(ConsFeature))),
-                             "edge": (torch.zeros(len(EdgeFeature)), torch.ones(len(EdgeFeature)))})
+    model.set_normalization(
+        {
+            "variable": (
+                torch.arange(len(VarFeature)).float(),
+                torch.full((len(VarFeature),), 2.0),
+            ),
+            "constraint": (torch.zeros(len(ConsFeature)), torch.ones(len(ConsFeature))),
+            "edge": (torch.zeros(len(EdgeFeature)), torch.ones(len(EdgeFeature))),
+        }
+    )
     path = save_checkpoint(tmp_path / "m.pt", model, training={"epoch": 3})
     raw = torch.load(path, weights_only=True)
     assert raw["model_class"] == "GATPolicy" and raw["training"]["epoch"] == 3
@@ -185,11 +226,18 @@ def test_sampling_is_reproducible_and_nonempty():
 
 
 def test_classical_solve_does_not_import_torch():
-    code = ("import sys; from helpers import knapsack; import lns.registry; from lns.api import solve; "
-            "r = solve(knapsack(), 'random', time_limit=5, iteration_limit=2, seed=0); "
-            "assert r.objective is not None; print('torch' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(_tests_dir()),
-                         timeout=120)
+    code = (
+        "import sys; from helpers import knapsack; import lns.registry; from lns.api import solve; "
+        "r = solve(knapsack(), 'random', time_limit=5, iteration_limit=2, seed=0); "
+        "assert r.objective is not None; print('torch' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=str(_tests_dir()),
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 

@@ -1,7 +1,8 @@
 """CL-LNS end to end on tiny independent-set instances: collect -> train -> solve, in seconds."""
+
 import csv
-import re
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -9,22 +10,32 @@ import numpy as np
 import pytest
 import torch
 
-from lns.api import solve
-from lns.core.errors import UnknownNameError
-from lns.core.selection import SearchState
-from learning.selector import CLLNS
 from instances.generators import mis
 from learning.collect import CollectConfig, collect_files, load_instance_file
 from learning.dataset import load_samples
+from learning.selector import CLLNS
 from learning.train import TrainConfig, train
+from lns.api import solve
+from lns.core.errors import UnknownNameError
+from lns.core.selection import SearchState
 
-TINY = CollectConfig(iterations=4, initial_fraction=0.2, expert={"time_limit": 1.0}, initial_time_limit=2.0,
-                     initial_solution_limit=1, negative_time_limit=0.5, max_tries=10, max_failures=1)
+TINY = CollectConfig(
+    iterations=4,
+    initial_fraction=0.2,
+    expert={"time_limit": 1.0},
+    initial_time_limit=2.0,
+    initial_solution_limit=1,
+    negative_time_limit=0.5,
+    max_tries=10,
+    max_failures=1,
+)
 TINY_MODEL = {"emb_size": 16, "heads": 2, "head_channels": 4}
 
 
 def tiny_mis(seed: int):
-    return mis.generate(mis.MISParams(n_nodes=40, affinity=2), np.random.default_rng(seed), name=f"tiny_mis_{seed}")
+    return mis.generate(
+        mis.MISParams(n_nodes=40, affinity=2), np.random.default_rng(seed), name=f"tiny_mis_{seed}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +43,26 @@ def pipeline(tmp_path_factory):
     root = tmp_path_factory.mktemp("cl_lns")
     paths = [tiny_mis(seed).write(root / "instances" / f"tiny_mis_{seed}.lp") for seed in range(4)]
     written = collect_files(paths, root / "samples", TINY, seed=0)
-    result = train([root / "samples"], root / "model.pt",
-                   TrainConfig(epochs=2, batch_size=4, validation_fraction=0.25, model=TINY_MODEL),
-                   log_csv=root / "curves.csv")
+    result = train(
+        [root / "samples"],
+        root / "model.pt",
+        TrainConfig(epochs=2, batch_size=4, validation_fraction=0.25, model=TINY_MODEL),
+        log_csv=root / "curves.csv",
+    )
     return root, paths, written, result
 
 
 def test_collection_writes_one_file_per_instance_and_resumes(pipeline):
     root, paths, written, _ = pipeline
     assert sorted(p.name for p in written) == [f"tiny_mis_{s}.pt" for s in range(4)]
-    assert collect_files(paths, root / "samples", TINY, seed=0) == []  # a rerun skips finished instances
-    samples = [s for seed in range(4) for s in load_instance_file(root / "samples" / f"tiny_mis_{seed}.pt")["samples"]]
+    assert (
+        collect_files(paths, root / "samples", TINY, seed=0) == []
+    )  # a rerun skips finished instances
+    samples = [
+        s
+        for seed in range(4)
+        for s in load_instance_file(root / "samples" / f"tiny_mis_{seed}.pt")["samples"]
+    ]
     assert samples and any(len(s["negatives"]) for s in samples)
     for s in samples:
         assert s["positives"].shape[1] == 40 and s["variable_features"].shape[0] == 40
@@ -86,13 +106,19 @@ def test_top_k_recall_counts_the_expert_neighborhood_among_the_top_scores():
 
 
 @pytest.mark.parametrize("select_by, kept", [("loss", 1), ("recall", 2)])
-def test_checkpoint_selection_by_validation_loss_or_recall(pipeline, tmp_path, monkeypatch, select_by, kept):
+def test_checkpoint_selection_by_validation_loss_or_recall(
+    pipeline, tmp_path, monkeypatch, select_by, kept
+):
     import learning.train
 
     root, *_ = pipeline
-    scripted = iter([(1.0, 0.2), (0.5, 0.3), (0.8, 0.9)])  # (validation loss, recall) of epochs 0, 1, 2
+    scripted = iter(
+        [(1.0, 0.2), (0.5, 0.3), (0.8, 0.9)]
+    )  # (validation loss, recall) of epochs 0, 1, 2
     monkeypatch.setattr(learning.train, "evaluate", lambda *args: next(scripted))
-    config = TrainConfig(epochs=3, batch_size=4, validation_fraction=0.25, model=TINY_MODEL, select_by=select_by)
+    config = TrainConfig(
+        epochs=3, batch_size=4, validation_fraction=0.25, model=TINY_MODEL, select_by=select_by
+    )
     result = train([root / "samples"], tmp_path / "m.pt", config)
     assert result["validation_samples"] > 0 and result["best_epoch"] == kept
     training = torch.load(tmp_path / "m.pt", weights_only=True)["training"]
@@ -112,19 +138,31 @@ def test_training_curves_go_to_tensorboard(pipeline, tmp_path):
 
     root, *_ = pipeline
     config = TrainConfig(epochs=2, batch_size=4, validation_fraction=0.25, model=TINY_MODEL)
-    result = train([root / "samples"], tmp_path / "m.pt", config, tensorboard_dir=tmp_path / "board")
+    result = train(
+        [root / "samples"], tmp_path / "m.pt", config, tensorboard_dir=tmp_path / "board"
+    )
     events = EventAccumulator(str(tmp_path / "board"))
     events.Reload()
     train_curve = events.Scalars("loss/train")
     assert [e.step for e in train_curve] == [0, 1]
-    assert [e.value for e in train_curve] == pytest.approx([row["train_loss"] for row in result["history"]])
+    assert [e.value for e in train_curve] == pytest.approx(
+        [row["train_loss"] for row in result["history"]]
+    )
 
 
 def test_cl_lns_solves_with_the_trained_checkpoint(pipeline):
     root, *_ = pipeline
     problem = tiny_mis(99)
-    result = solve(problem, CLLNS(root / "model.pt"), time_limit=20, iteration_limit=4, seed=0,
-                   start="first", initial_solution_limit=1, iteration_time_limit=2.0)
+    result = solve(
+        problem,
+        CLLNS(root / "model.pt"),
+        time_limit=20,
+        iteration_limit=4,
+        seed=0,
+        start="first",
+        initial_solution_limit=1,
+        iteration_time_limit=2.0,
+    )
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 4 and all(r.selector == "cl_lns" for r in result.iterations)
 
@@ -158,16 +196,30 @@ def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
     selector._policy.logits = lambda *args: calls.append(1) or logits(*args)
     incumbent, other = np.zeros(problem.n_vars), np.zeros(problem.n_vars)
     other[0] = 1.0
-    first = selector(SearchState(problem, incumbent, 0.0, [], 0, False), 10, np.random.default_rng(0))
-    again = selector(SearchState(problem, incumbent.copy(), 0.0, [], 1, False), 12, np.random.default_rng(0))
-    moved = selector(SearchState(problem, other, 1.0, [incumbent], 2, False), 10, np.random.default_rng(0))
-    assert [first.info["cached"], again.info["cached"], moved.info["cached"]] == [False, True, False]
+    first = selector(
+        SearchState(problem, incumbent, 0.0, [], 0, False), 10, np.random.default_rng(0)
+    )
+    again = selector(
+        SearchState(problem, incumbent.copy(), 0.0, [], 1, False), 12, np.random.default_rng(0)
+    )
+    moved = selector(
+        SearchState(problem, other, 1.0, [incumbent], 2, False), 10, np.random.default_rng(0)
+    )
+    assert [first.info["cached"], again.info["cached"], moved.info["cached"]] == [
+        False,
+        True,
+        False,
+    ]
     assert len(calls) == 2 and again.info["inference_time"] == 0.0
     assert set(first.free) <= set(again.free)  # the same ranking, two more variables
     fresh = CLLNS(root / "model.pt")
     fresh.setup(problem)
-    np.testing.assert_array_equal(fresh(SearchState(problem, other, 1.0, [incumbent], 0, False), 10,
-                                        np.random.default_rng(0)).free, moved.free)
+    np.testing.assert_array_equal(
+        fresh(
+            SearchState(problem, other, 1.0, [incumbent], 0, False), 10, np.random.default_rng(0)
+        ).free,
+        moved.free,
+    )
 
 
 def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
@@ -175,14 +227,22 @@ def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
 
     (tmp_path / "bad.pt").write_bytes(b"\0")
     with pytest.raises(CheckpointError, match="bad.pt"):
-        solve(tiny_mis(0), CLLNS(tmp_path / "bad.pt"), time_limit=10, iteration_limit=1, seed=0,
-              start="first")
+        solve(
+            tiny_mis(0),
+            CLLNS(tmp_path / "bad.pt"),
+            time_limit=10,
+            iteration_limit=1,
+            seed=0,
+            start="first",
+        )
 
 
 @pytest.mark.slow
 def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
     """The three apps in-process (as ``lns-collect``, ``lns-train``, ``lns-solve`` would run them)."""
-    from lns.cli import collect, solve as solve_app, train as train_app
+    from lns.cli import collect
+    from lns.cli import solve as solve_app
+    from lns.cli import train as train_app
 
     instance = tiny_mis(5).write(tmp_path / "inst" / "tiny_mis_5.lp")
     tiny_mis(6).write(tmp_path / "inst" / "tiny_mis_6.lp")
@@ -193,18 +253,40 @@ def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
         app.main()
         return capsys.readouterr().out
 
-    out = run(collect, "instances=inst", "out_dir=samples", "collect_limits.iterations=4",
-              "collect_limits.expert.time_limit=1", "collect_limits.initial_solution_limit=1",
-              "collect_limits.negative_time_limit=0.5", "collect_limits.initial_fraction=0.2",
-              "collect_limits.max_failures=1")
+    out = run(
+        collect,
+        "instances=inst",
+        "out_dir=samples",
+        "collect_limits.iterations=4",
+        "collect_limits.expert.time_limit=1",
+        "collect_limits.initial_solution_limit=1",
+        "collect_limits.negative_time_limit=0.5",
+        "collect_limits.initial_fraction=0.2",
+        "collect_limits.max_failures=1",
+    )
     assert "2 new instance files" in out
-    out = run(train_app, "data=[samples]", "checkpoint=m.pt", "epochs=1", "batch_size=4", "model.emb_size=16",
-              "model.heads=2", "model.head_channels=4")
+    out = run(
+        train_app,
+        "data=[samples]",
+        "checkpoint=m.pt",
+        "epochs=1",
+        "batch_size=4",
+        "model.emb_size=16",
+        "model.heads=2",
+        "model.head_channels=4",
+    )
     assert "best epoch 0" in out and Path("m.pt.csv").exists()
     if importlib.util.find_spec("tensorboard"):
         assert list(Path("runs/tensorboard").rglob("events.out.tfevents.*"))
-    out = run(solve_app, f"instance={instance}", "selector=cl_lns", "selector.checkpoint=m.pt", "time_limit=20",
-              "iteration_limit=2", "progress=none")
+    out = run(
+        solve_app,
+        f"instance={instance}",
+        "selector=cl_lns",
+        "selector.checkpoint=m.pt",
+        "time_limit=20",
+        "iteration_limit=2",
+        "progress=none",
+    )
     assert "feasible     True" in out and "(cl_lns)" in out
 
 
@@ -217,10 +299,15 @@ def _p0201_start():
     return problem, ScipSubSolver(problem).solve(time_limit=20, seed=0, solution_limit=1).best.x
 
 
-@pytest.mark.parametrize("build, size", [
-    (lambda: (__import__("helpers").mixed_problem(), np.zeros(5)), 2),
-    (lambda: (__import__("helpers").knapsack("maximize"), np.zeros(4)), 2),
-    (_p0201_start, 40)], ids=["mixed", "knapsack_max", "p0201"])
+@pytest.mark.parametrize(
+    "build, size",
+    [
+        (lambda: (__import__("helpers").mixed_problem(), np.zeros(5)), 2),
+        (lambda: (__import__("helpers").knapsack("maximize"), np.zeros(4)), 2),
+        (_p0201_start, 40),
+    ],
+    ids=["mixed", "knapsack_max", "p0201"],
+)
 def test_cl_lns_meets_the_selector_contract(pipeline, build, size):
     """The battery of tests/test_selectors.py::test_contract, with a checkpoint trained in the fixture."""
     root, *_ = pipeline
@@ -246,8 +333,12 @@ def test_cl_lns_config_composes_with_the_shipped_default():
 
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         selector = instantiate(compose("solve", overrides=["selector=cl_lns"]).selector)
-        other = instantiate(compose("solve", overrides=["selector=cl_lns", "selector.checkpoint=mvc"]).selector)
-    assert isinstance(selector, CLLNS) and selector.checkpoint is None  # the problem's class picks it
+        other = instantiate(
+            compose("solve", overrides=["selector=cl_lns", "selector.checkpoint=mvc"]).selector
+        )
+    assert (
+        isinstance(selector, CLLNS) and selector.checkpoint is None
+    )  # the problem's class picks it
     assert other.checkpoint == PRETRAINED_DIR / "mvc.pt"
 
 
@@ -258,16 +349,25 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
     from lns.report import write_report
 
     root, *_ = pipeline
-    specs = compose_matrix([str(root / "instances" / "tiny_mis_[01].lp")], ["random", "cl_lns"], [0],
-                           2.0, instance_set="tiny_mis",
-                           method_options={"cl_lns": {"checkpoint": str(root / "model.pt")}},
-                           lns_options={"start": "first"})  # the default start solves them
+    specs = compose_matrix(
+        [str(root / "instances" / "tiny_mis_[01].lp")],
+        ["random", "cl_lns"],
+        [0],
+        2.0,
+        instance_set="tiny_mis",
+        method_options={"cl_lns": {"checkpoint": str(root / "model.pt")}},
+        lns_options={"start": "first"},
+    )  # the default start solves them
     assert run_matrix(specs, BenchStore(tmp_path), isolate=False).ran == 4
     records = BenchStore(tmp_path).load()
     assert sorted((r.instance, r.method) for r in records) == [
-        (f"tiny_mis_{i}", m) for i in (0, 1) for m in ("cl_lns", "random")]
-    assert all(r.status in ("feasible", "optimal") and r.iterations > 0
-               for r in records if r.method == "cl_lns")
+        (f"tiny_mis_{i}", m) for i in (0, 1) for m in ("cl_lns", "random")
+    ]
+    assert all(
+        r.status in ("feasible", "optimal") and r.iterations > 0
+        for r in records
+        if r.method == "cl_lns"
+    )
     text = write_report(tmp_path).read_text()
     assert "| tiny_mis_1 |" in text and "| **median** |" in text
     assert re.search(r"^\| cl_lns \| [0-2] \| – \|$", text, re.MULTILINE)  # its wins against random
@@ -281,8 +381,14 @@ def test_shipped_models_sets_regenerate_from_their_manifests(name, tmp_path):
     from instances.generators import problem_class
     from instances.generators.writing import write_set
 
-    recorded = json.loads((Path(__file__).parents[1] / "learning" / "pretrained" / "sets" / f"{name}.json").read_text())
+    recorded = json.loads(
+        (
+            Path(__file__).parents[1] / "learning" / "pretrained" / "sets" / f"{name}.json"
+        ).read_text()
+    )
     params = problem_class(recorded["problem"]).params(recorded["size"], **recorded["params"])
     prefix = recorded["instances"][0]["name"].rsplit("_", 1)[0]
-    written = write_set(recorded["problem"], params, n=1, seed=recorded["seed"], out_dir=tmp_path, prefix=prefix)
+    written = write_set(
+        recorded["problem"], params, n=1, seed=recorded["seed"], out_dir=tmp_path, prefix=prefix
+    )
     assert written["instances"][0] == recorded["instances"][0]

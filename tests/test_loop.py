@@ -1,10 +1,11 @@
 """The LNS loop on a scripted fake sub-solver: what it keeps, when it stops, how the size adapts."""
+
 import time
 
 import numpy as np
 import pytest
-from helpers import knapsack
 
+from helpers import knapsack
 from lns import solve
 from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
@@ -33,16 +34,31 @@ class ScriptedSubSolver:
         self.calls: list = []
         self.total_solve_time = 0.0
 
-    def solve(self, *, time_limit, seed, fixed=None, start=None, solution_limit=-1, node_limit=-1,
-              on_found=None):
-        self.calls.append({"fixed": fixed, "start": None if start is None else start.copy(),
-                           "time_limit": time_limit})
+    def solve(
+        self,
+        *,
+        time_limit,
+        seed,
+        fixed=None,
+        start=None,
+        solution_limit=-1,
+        node_limit=-1,
+        on_found=None,
+    ):
+        self.calls.append(
+            {
+                "fixed": fixed,
+                "start": None if start is None else start.copy(),
+                "time_limit": time_limit,
+            }
+        )
         step = self.script[min(len(self.calls), len(self.script)) - 1]
         if isinstance(step, Exception):
             raise step
         status, solutions = step
-        found = [FoundSolution(time.perf_counter(), float(x @ [10, 13, 7, 8]),
-                               x) for x in solutions]
+        found = [
+            FoundSolution(time.perf_counter(), float(x @ [10, 13, 7, 8]), x) for x in solutions
+        ]
         for solution in found:
             if on_found is not None:
                 on_found(solution)
@@ -69,16 +85,24 @@ def _run(script, iterations=3, size_rule=None, start=START, **config):
     incumbent = Incumbent(problem, time.perf_counter())
     assert incumbent.offer(start, time.perf_counter(), -1, 0, "user")
     solver = ScriptedSubSolver(script)
-    records, reason = run_lns(problem, FirstK(), solver, incumbent, config=LNSConfig(**config),
-                              rng=np.random.default_rng(0), stop=MaxIterations(iterations),
-                              callbacks=[],
-                              size_rule=size_rule or AdaptiveSize(4, 0.5, max_fraction=0.5))
+    records, reason = run_lns(
+        problem,
+        FirstK(),
+        solver,
+        incumbent,
+        config=LNSConfig(**config),
+        rng=np.random.default_rng(0),
+        stop=MaxIterations(iterations),
+        callbacks=[],
+        size_rule=size_rule or AdaptiveSize(4, 0.5, max_fraction=0.5),
+    )
     return records, reason, incumbent, solver
 
 
 def test_only_a_checked_feasible_improvement_is_accepted():
-    records, reason, incumbent, _ = _run([(SolveStatus.TIME_LIMIT, [INFEASIBLE]),
-                                          (SolveStatus.TIME_LIMIT, [BETTER])])
+    records, reason, incumbent, _ = _run(
+        [(SolveStatus.TIME_LIMIT, [INFEASIBLE]), (SolveStatus.TIME_LIMIT, [BETTER])]
+    )
     assert [r.improved for r in records] == [False, True, False]
     np.testing.assert_array_equal(incumbent.x, BETTER)
     assert [objective for _, objective in incumbent.trajectory] == [10.0, 17.0]
@@ -113,17 +137,25 @@ def test_an_abandoned_sub_solve_ends_the_run_with_the_incumbent():
 
 
 def test_a_complete_solve_of_the_whole_problem_ends_the_run_optimal():
-    records, reason, _, _ = _run([(SolveStatus.OPTIMAL, [])], iterations=10,
-                                 size_rule=AdaptiveSize(4, 0.5, max_fraction=1.0))
+    records, reason, _, _ = _run(
+        [(SolveStatus.OPTIMAL, [])], iterations=10, size_rule=AdaptiveSize(4, 0.5, max_fraction=1.0)
+    )
     # 2 variables free: optimal in the neighborhood only; then 4 (growth +1 to 3, then 4) ...
     assert reason is StopReason.OPTIMAL
     assert records[-1].neighborhood_size == 4 and all(r.neighborhood_size < 4 for r in records[:-1])
 
 
 def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem_once():
-    records, reason, _, solver = _run([(SolveStatus.OPTIMAL, []), (SolveStatus.NODE_LIMIT, []),
-                                       (SolveStatus.OPTIMAL, []), (SolveStatus.NODE_LIMIT, [BETTER]),
-                                       (SolveStatus.OPTIMAL, [])], iterations=10)
+    records, reason, _, solver = _run(
+        [
+            (SolveStatus.OPTIMAL, []),
+            (SolveStatus.NODE_LIMIT, []),
+            (SolveStatus.OPTIMAL, []),
+            (SolveStatus.NODE_LIMIT, [BETTER]),
+            (SolveStatus.OPTIMAL, []),
+        ],
+        iterations=10,
+    )
     # whole, back to the cap, no second try for the same incumbent, improvement, whole again
     assert [r.target_size for r in records] == [2, 4, 2, 2, 2, 4]
     assert reason is StopReason.OPTIMAL and len(solver.calls[-1]["fixed"]) == 0
@@ -137,8 +169,11 @@ def test_iteration_limit():
 def test_the_size_shrinks_after_a_time_limit_and_grows_otherwise():
     rule = AdaptiveSize(100, 0.4, growth=1.5, max_fraction=1.0, shrink=0.5)
     problem_size = 4  # FirstK frees at most the knapsack's 4 variables; the targets show the rule
-    records, _, _, _ = _run([(SolveStatus.TIME_LIMIT, []), (SolveStatus.TIME_LIMIT, []),
-                             (SolveStatus.NODE_LIMIT, [])], iterations=4, size_rule=rule)
+    records, _, _, _ = _run(
+        [(SolveStatus.TIME_LIMIT, []), (SolveStatus.TIME_LIMIT, []), (SolveStatus.NODE_LIMIT, [])],
+        iterations=4,
+        size_rule=rule,
+    )
     assert [r.target_size for r in records] == [40, 20, 10, 15]
     assert all(r.neighborhood_size == problem_size for r in records)
 
@@ -152,17 +187,22 @@ def test_solve_uses_a_sub_solver_object_and_records_its_name():
 
 
 def test_solve_stops_on_repeated_failures():
-    result = solve(knapsack(), sub_solver=ScriptedSubSolver([RuntimeError("boom")]),
-                   initial_solution=START,
-                   iteration_limit=50, max_failures=3)
+    result = solve(
+        knapsack(),
+        sub_solver=ScriptedSubSolver([RuntimeError("boom")]),
+        initial_solution=START,
+        iteration_limit=50,
+        max_failures=3,
+    )
     assert result.stop_reason == "failures" and len(result.iterations) == 2
     assert result.objective == 10.0
 
 
 def test_solve_with_the_cpsat_sub_solver():
     pytest.importorskip("lns.core.cpsat_subsolver")
-    result = solve(knapsack(), sub_solver="cpsat", iteration_limit=20, time_limit=20,
-                   max_fraction=1.0)
+    result = solve(
+        knapsack(), sub_solver="cpsat", iteration_limit=20, time_limit=20, max_fraction=1.0
+    )
     assert result.sub_solver == "cpsat" and result.objective == pytest.approx(23.0)
     assert result.feasibility.feasible
 
@@ -173,7 +213,9 @@ def test_an_unknown_sub_solver_is_named():
 
 
 def test_the_incumbent_refuses_worse_solutions_whatever_the_acceptance():
-    incumbent = Incumbent(knapsack(), time.perf_counter(), acceptance=lambda problem, new, old: True)
+    incumbent = Incumbent(
+        knapsack(), time.perf_counter(), acceptance=lambda problem, new, old: True
+    )
     assert incumbent.offer(BETTER, time.perf_counter(), 0, 2, "subsolve")
     assert not incumbent.offer(START, time.perf_counter(), 1, 2, "subsolve")  # 10 < 17
     assert not incumbent.offer(INFEASIBLE, time.perf_counter(), 2, 2, "subsolve")

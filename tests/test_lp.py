@@ -1,4 +1,5 @@
 """The LP relaxation solver: optima, duals and reduced costs of small LPs solved by hand."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -10,20 +11,27 @@ from lns.core.problem import Problem, read_problem
 
 def lp(objective, matrix, row_lower, row_upper, lower, upper, sense="minimize", types=None):
     n, m = len(objective), len(row_lower)
-    return Problem(name="lp", var_names=tuple(f"x{j}" for j in range(n)),
-                   var_types=np.array(types or ["C"] * n), lower=np.array(lower, dtype=float),
-                   upper=np.array(upper, dtype=float), objective=np.array(objective, dtype=float),
-                   objective_offset=0.0, sense=sense, matrix=sp.csr_matrix(np.array(matrix, dtype=float)),
-                   row_lower=np.array(row_lower, dtype=float), row_upper=np.array(row_upper, dtype=float),
-                   row_names=tuple(f"r{i}" for i in range(m)))
+    return Problem(
+        name="lp",
+        var_names=tuple(f"x{j}" for j in range(n)),
+        var_types=np.array(types or ["C"] * n),
+        lower=np.array(lower, dtype=float),
+        upper=np.array(upper, dtype=float),
+        objective=np.array(objective, dtype=float),
+        objective_offset=0.0,
+        sense=sense,
+        matrix=sp.csr_matrix(np.array(matrix, dtype=float)),
+        row_lower=np.array(row_lower, dtype=float),
+        row_upper=np.array(row_upper, dtype=float),
+        row_names=tuple(f"r{i}" for i in range(m)),
+    )
 
 
 def warm(problem, **extras):
     return WarmLP(problem, **extras).solve()
 
 
-SOLVERS = [pytest.param(solve_lp, id="cold"),
-           pytest.param(warm, id="warm")]
+SOLVERS = [pytest.param(solve_lp, id="cold"), pytest.param(warm, id="warm")]
 
 
 @pytest.mark.parametrize("solve", SOLVERS)
@@ -31,7 +39,9 @@ def test_maximisation_optimum_duals_and_reduced_costs(solve):
     # max 3x + 2y s.t. x + y <= 4, x + 3y <= 9, 0 <= x <= 3, y >= 0: x = 3, y = 1, z = 11.
     # Raising the first side by 1 adds 1 to y (dual 2); the second row is slack (dual 0);
     # x sits at its upper bound with reduced cost 3 - 2 = 1 (raising that bound gains 1).
-    problem = lp([3, 2], [[1, 1], [1, 3]], [-np.inf, -np.inf], [4, 9], [0, 0], [3, np.inf], sense="maximize")
+    problem = lp(
+        [3, 2], [[1, 1], [1, 3]], [-np.inf, -np.inf], [4, 9], [0, 0], [3, np.inf], sense="maximize"
+    )
     solution = solve(problem)
     assert solution.optimal
     np.testing.assert_allclose(solution.x, [3, 1], atol=1e-9)
@@ -57,8 +67,11 @@ def test_extra_columns_and_rows(solve):
     # min -x + 0.5 t s.t. x <= 8 and the extra row x - t <= 5 over the extra column t >= 0:
     # x = 8, t = 3, z = -6.5; both rows have dual -0.5.
     problem = lp([-1], [[1]], [-np.inf], [8], [0], [10])
-    solution = solve(problem, extra_columns=ExtraColumns(np.array([0.5]), np.array([0.0]), np.array([np.inf])),
-                        extra_rows=ExtraRows(sp.csr_matrix([[1.0, -1.0]]), np.array([-np.inf]), np.array([5.0])))
+    solution = solve(
+        problem,
+        extra_columns=ExtraColumns(np.array([0.5]), np.array([0.0]), np.array([np.inf])),
+        extra_rows=ExtraRows(sp.csr_matrix([[1.0, -1.0]]), np.array([-np.inf]), np.array([5.0])),
+    )
     np.testing.assert_allclose(solution.x, [8, 3], atol=1e-9)
     assert solution.objective == pytest.approx(-6.5)
     np.testing.assert_allclose(solution.row_duals, [-0.5, -0.5], atol=1e-9)
@@ -70,8 +83,9 @@ def test_reduced_costs_are_c_minus_a_transpose_duals_on_miplib(method):
     problem = read_problem(miplib("p0201"))
     solution = solve_lp(problem, method=method)
     assert solution.optimal
-    np.testing.assert_allclose(solution.reduced_costs, problem.objective - problem.matrix.T @ solution.row_duals,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        solution.reduced_costs, problem.objective - problem.matrix.T @ solution.row_duals, atol=1e-6
+    )
     assert problem.check(solution.x).max_row_violation < 1e-6
 
 
@@ -95,7 +109,9 @@ def test_bad_method_and_bad_extra_rows():
 
 def test_warm_lp_changed_in_place_matches_a_cold_solve():
     problem = read_problem(miplib("p0201"))
-    extra = ExtraRows(sp.csr_matrix(np.ones((1, problem.n_vars))), np.array([-np.inf]), np.array([np.inf]))
+    extra = ExtraRows(
+        sp.csr_matrix(np.ones((1, problem.n_vars))), np.array([-np.inf]), np.array([np.inf])
+    )
     model = WarmLP(problem, extra_rows=extra)
     assert model.solve().objective == pytest.approx(solve_lp(problem).objective)
     rng = np.random.default_rng(0)
@@ -109,8 +125,12 @@ def test_warm_lp_changed_in_place_matches_a_cold_solve():
         hot = model.solve()
         cold = solve_lp(problem, extra_rows=ExtraRows(row, np.array([-np.inf]), np.array([bound])))
         assert hot.optimal and hot.objective == pytest.approx(cold.objective, abs=1e-6)
-        np.testing.assert_allclose(hot.reduced_costs[: problem.n_vars],
-                                   problem.objective - problem.matrix.T @ hot.row_duals[: problem.n_rows]
-                                   - row.toarray()[0] * hot.row_duals[-1], atol=1e-6)
+        np.testing.assert_allclose(
+            hot.reduced_costs[: problem.n_vars],
+            problem.objective
+            - problem.matrix.T @ hot.row_duals[: problem.n_rows]
+            - row.toarray()[0] * hot.row_duals[-1],
+            atol=1e-6,
+        )
     model.change_column_bounds(np.array([0]), 1.0, 1.0)
     assert model.solve().x[0] == pytest.approx(1.0)

@@ -1,14 +1,36 @@
-"""Metrics on hand-computed trajectories (Berthold 2013's primal gap and integral, survival and best rates)."""
+"""Metrics on hand-computed trajectories.
+
+Berthold (2013)'s primal gap and integral, survival and best-performing rates.
+"""
+
 import numpy as np
 import pytest
 
-from lns.core.metrics import (best_found, best_performing_rate, gap_at, gap_curves, primal_gap, primal_integral,
-                         primal_integrals, survival_rate)
+from lns.core.metrics import (
+    best_found,
+    best_performing_rate,
+    gap_at,
+    gap_curves,
+    primal_gap,
+    primal_integral,
+    primal_integrals,
+    survival_rate,
+)
 
 
-@pytest.mark.parametrize("value, reference, gap", [
-    (0.0, 0.0, 0.0), (None, 5.0, 1.0), (5.0, None, 1.0), (-1.0, 2.0, 1.0), (12.0, 10.0, 2 / 12),
-    (8.0, 10.0, 0.2), (-8.0, -10.0, 0.2), (10.0, 10.0, 0.0)])
+@pytest.mark.parametrize(
+    "value, reference, gap",
+    [
+        (0.0, 0.0, 0.0),
+        (None, 5.0, 1.0),
+        (5.0, None, 1.0),
+        (-1.0, 2.0, 1.0),
+        (12.0, 10.0, 2 / 12),
+        (8.0, 10.0, 0.2),
+        (-8.0, -10.0, 0.2),
+        (10.0, 10.0, 0.0),
+    ],
+)
 def test_primal_gap(value, reference, gap):
     assert primal_gap(value, reference) == pytest.approx(gap)
 
@@ -48,7 +70,9 @@ def test_maximisation():
 
 def test_run_shorter_than_the_time_limit_keeps_its_last_value_and_later_points_are_ignored():
     assert primal_integral([(1.0, 12.0)], 10.0, 10.0) == pytest.approx(1.0 + 9.0 * 2 / 12)
-    assert primal_integral([(1.0, 12.0), (20.0, 10.0)], 10.0, 10.0) == pytest.approx(1.0 + 9.0 * 2 / 12)
+    assert primal_integral([(1.0, 12.0), (20.0, 10.0)], 10.0, 10.0) == pytest.approx(
+        1.0 + 9.0 * 2 / 12
+    )
     assert gap_at([(1.0, 12.0), (20.0, 10.0)], 10.0, 10.0) == pytest.approx(2 / 12)
 
 
@@ -63,15 +87,22 @@ def test_array_forms_agree_with_the_scalar_functions():
     times = np.array([0.0, 1.0, 2.0, 2.5, 4.0, 9.0])
     curves = gap_curves(trajectories, references, times)
     assert curves.shape == (3, 6)
-    expected = [[gap_at(t, p, s) for s in times] for t, p in zip(trajectories, references)]
+    expected = [
+        [gap_at(t, p, s) for s in times] for t, p in zip(trajectories, references, strict=True)
+    ]
     np.testing.assert_allclose(curves, expected)
-    np.testing.assert_allclose(primal_integrals(trajectories, references, 10.0),
-                               [primal_integral(t, p, 10.0) for t, p in zip(trajectories, references)])
+    np.testing.assert_allclose(
+        primal_integrals(trajectories, references, 10.0),
+        [primal_integral(t, p, 10.0) for t, p in zip(trajectories, references, strict=True)],
+    )
     # the integral is the area under the step curve (right Riemann sum on a fine grid)
     grid = np.linspace(0, 10, 100001)
     fine = gap_curves(trajectories, references, grid)
-    np.testing.assert_allclose(fine[:, :-1].sum(axis=1) * (grid[1] - grid[0]),
-                               primal_integrals(trajectories, references, 10.0), atol=1e-3)
+    np.testing.assert_allclose(
+        fine[:, :-1].sum(axis=1) * (grid[1] - grid[0]),
+        primal_integrals(trajectories, references, 10.0),
+        atol=1e-3,
+    )
 
 
 def test_survival_rate():
@@ -81,9 +112,13 @@ def test_survival_rate():
 
 
 def test_best_performing_rate_counts_ties_for_each_method():
-    gaps = np.array([[0.0, 0.2, 0.5],    # method A: best on instance 0 (tied) and 1
-                     [0.0, 0.3, 0.1],    # method B: best on instance 0 (tied) and 2
-                     [0.4, 0.9, 0.9]])   # method C: never
+    gaps = np.array(
+        [
+            [0.0, 0.2, 0.5],  # method A: best on instance 0 (tied) and 1
+            [0.0, 0.3, 0.1],  # method B: best on instance 0 (tied) and 2
+            [0.4, 0.9, 0.9],
+        ]
+    )  # method C: never
     np.testing.assert_allclose(best_performing_rate(gaps), [2 / 3, 2 / 3, 0.0])
     over_time = best_performing_rate(np.stack([gaps, gaps[::-1]], axis=-1))
     assert over_time.shape == (3, 2)

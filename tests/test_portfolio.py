@@ -1,4 +1,5 @@
 """The parallel portfolio: workers share one checked incumbent, lose nothing, leave no process."""
+
 import functools
 import multiprocessing
 import os
@@ -62,8 +63,9 @@ def test_a_worker_improves_from_the_others_solution():
     incumbent = started_incumbent(problem, np.zeros(4))
     stop = MaxRuntime(30)
     selectors = [Follower(start_objective=0.0), FirstHalf()]
-    with Portfolio(problem, selectors, SCIP, config=LNSConfig(), seed=0, stop=stop,
-                   started=incumbent.started) as portfolio:
+    with Portfolio(
+        problem, selectors, SCIP, config=LNSConfig(), seed=0, stop=stop, started=incumbent.started
+    ) as portfolio:
         records, reason = portfolio.run(incumbent)
     assert reason is StopReason.OPTIMAL and incumbent.objective == 23
     assert portfolio.workers[0].stop_reason == "optimal"  # it freed everything: it saw a change
@@ -79,8 +81,15 @@ def test_kill_9_of_a_worker_loses_nothing_and_leaves_no_process():
     problem = knapsack()
     incumbent = started_incumbent(problem, np.zeros(4))
     stop = MaxRuntime(4)  # FirstHalf frees nothing after its first iteration: no run ends early
-    with Portfolio(problem, [FirstHalf()] * 3, SCIP, config=LNSConfig(),
-                   seed=0, stop=stop, started=incumbent.started) as portfolio:
+    with Portfolio(
+        problem,
+        [FirstHalf()] * 3,
+        SCIP,
+        config=LNSConfig(),
+        seed=0,
+        stop=stop,
+        started=incumbent.started,
+    ) as portfolio:
         victim = portfolio.processes[2]
         killer = threading.Timer(1.5, os.kill, (victim.pid, signal.SIGKILL))
         killer.start()
@@ -104,8 +113,16 @@ def test_solve_with_two_workers_reports_them():
 
 
 def comparable(result):
-    fields = ("iteration", "selector", "neighborhood_size", "target_size", "status",
-              "objective_before", "objective_after", "improved")
+    fields = (
+        "iteration",
+        "selector",
+        "neighborhood_size",
+        "target_size",
+        "status",
+        "objective_before",
+        "objective_after",
+        "improved",
+    )
     records = [tuple(getattr(r, name) for name in fields) for r in result.iterations]
     return [objective for _, objective in result.trajectory], records, result.objective
 
@@ -113,8 +130,15 @@ def comparable(result):
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_deterministic_runs_repeat(workers):
     def run():
-        return solve(miplib("p0201"), workers=workers, deterministic=True, iteration_limit=20,
-                     iteration_node_limit=50, seed=5, time_limit=None)
+        return solve(
+            miplib("p0201"),
+            workers=workers,
+            deterministic=True,
+            iteration_limit=20,
+            iteration_node_limit=50,
+            seed=5,
+            time_limit=None,
+        )
 
     first, second = run(), run()
     assert comparable(first) == comparable(second)
@@ -148,8 +172,9 @@ SCRIPT = textwrap.dedent("""
 def test_no_worker_outlives_a_kill_9_of_the_main_process(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
-    process = subprocess.Popen([sys.executable, str(script), str(miplib("air05"))],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(miplib("air05"))], stdout=subprocess.PIPE, text=True
+    )
     pids = [int(pid) for pid in process.stdout.readline().split()]
     assert len(pids) >= 2
     process.kill()
@@ -174,16 +199,23 @@ def frees_nothing(state, size, rng):
 
 
 def test_the_complete_worker_proves_optimality():
-    result = solve(knapsack(), frees_nothing, workers=2, complete_worker=True, time_limit=60,
-                   start="first")  # the default start would prove it optimal itself
+    result = solve(
+        knapsack(), frees_nothing, workers=2, complete_worker=True, time_limit=60, start="first"
+    )  # the default start would prove it optimal itself
     assert result.status == "optimal" and result.objective == 23
     assert [w.selector for w in result.workers] == ["frees_nothing", "scip"]
     assert [w.stop_reason for w in result.workers] == ["interrupted", "optimal"]
 
 
-@pytest.mark.parametrize("arguments", [dict(workers=1, complete_worker=True),
-                                       dict(workers=2, complete_worker=True, deterministic=True),
-                                       dict(workers=0), dict(workers=2.0)])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        dict(workers=1, complete_worker=True),
+        dict(workers=2, complete_worker=True, deterministic=True),
+        dict(workers=0),
+        dict(workers=2.0),
+    ],
+)
 def test_invalid_worker_arguments_are_refused(arguments):
     with pytest.raises(ValueError, match="workers"):
         solve(knapsack(), **arguments)

@@ -7,9 +7,15 @@ from lns.core.problem import read_problem
 from lns.core.scip_subsolver import ScipSubSolver
 
 
-@pytest.mark.parametrize("name, rows, cols, integers", [
-    ("air05", 426, 7195, 7195), ("dano3mip", 3202, 13873, 552), ("bell5", 91, 104, 58), ("timtab1", 171, 397, 171),
-])
+@pytest.mark.parametrize(
+    "name, rows, cols, integers",
+    [
+        ("air05", 426, 7195, 7195),
+        ("dano3mip", 3202, 13873, 552),
+        ("bell5", 91, 104, 58),
+        ("timtab1", 171, 397, 171),
+    ],
+)
 def test_read_matches_miplib_sizes(name, rows, cols, integers):
     problem = read_problem(miplib(name))
     assert (problem.n_rows, problem.n_vars, len(problem.integer_indices)) == (rows, cols, integers)
@@ -22,7 +28,9 @@ def test_write_and_read_back_round_trips(tmp_path, suffix):
     original = mixed_problem()
     again = read_problem(original.write(tmp_path / f"mixed{suffix}"))
     assert sorted(again.var_names) == sorted(original.var_names)
-    order = [again.var_names.index(name) for name in original.var_names]  # writers may reorder columns
+    order = [
+        again.var_names.index(name) for name in original.var_names
+    ]  # writers may reorder columns
     assert list(again.var_types[order]) == list(original.var_types)
     np.testing.assert_array_equal(again.lower[order], original.lower)
     np.testing.assert_array_equal(again.upper[order], original.upper)
@@ -71,7 +79,10 @@ def test_missing_file_is_named(tmp_path):
 def test_malformed_file_reports_scip_reason(tmp_path):
     path = tmp_path / "broken.mps"
     path.write_text("NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\nBOUNDS\n XX BND x 1\nENDATA\n")
-    with pytest.raises(ProblemReadError, match=r"broken.mps: SCIP could not read the file \(Syntax error in line 6\)"):
+    with pytest.raises(
+        ProblemReadError,
+        match=r"broken.mps: SCIP could not read the file \(Syntax error in line 6\)",
+    ):
         read_problem(path)
 
 
@@ -84,9 +95,13 @@ def test_file_without_variables_is_rejected(tmp_path):
 
 def test_nonlinear_constraint_is_named(tmp_path):
     path = tmp_path / "quadratic.lp"
-    path.write_text("Minimize\n obj: x + y\nSubject To\n c1: x + y >= 1\n c2: [ x^2 ] <= 4\n"
-                    "Bounds\n 0 <= x <= 5\nGenerals\n y\nEnd\n")
-    with pytest.raises(UnsupportedProblemError, match="quadratic.lp: constraint 'c2' is of type 'nonlinear'"):
+    path.write_text(
+        "Minimize\n obj: x + y\nSubject To\n c1: x + y >= 1\n c2: [ x^2 ] <= 4\n"
+        "Bounds\n 0 <= x <= 5\nGenerals\n y\nEnd\n"
+    )
+    with pytest.raises(
+        UnsupportedProblemError, match="quadratic.lp: constraint 'c2' is of type 'nonlinear'"
+    ):
         read_problem(path)
 
 
@@ -105,7 +120,10 @@ def test_kept_fixings_change_only_what_differs_and_are_restored():
             fixed = np.sort(rng.choice(problem.integer_indices, 150, replace=False))
             a = fresh.solve(time_limit=10, seed=1, fixed=fixed, start=start)
             b = kept.solve(time_limit=10, seed=1, fixed=fixed, start=start)
-            assert (a.status, [f.objective for f in a.found]) == (b.status, [f.objective for f in b.found])
+            assert (a.status, [f.objective for f in a.found]) == (
+                b.status,
+                [f.objective for f in b.found],
+            )
             assert _bounds(fresh) == original  # a solve outside the block restores at once
             if b.best is not None:
                 start = b.best.x

@@ -1,4 +1,5 @@
 """The test run itself: a hanging test fails alone (pytest-timeout), and markers are registered."""
+
 import subprocess
 import sys
 import textwrap
@@ -9,7 +10,8 @@ ROOT = Path(__file__).parents[1]
 
 
 def test_a_hanging_test_fails_alone_and_the_run_goes_on(tmp_path):
-    (tmp_path / "test_hang.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_hang.py").write_text(
+        textwrap.dedent("""
         import time
 
         def test_hangs():
@@ -17,11 +19,29 @@ def test_a_hanging_test_fails_alone_and_the_run_goes_on(tmp_path):
 
         def test_after_the_hang():
             assert True
-    """))
+    """)
+    )
     began = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c",
-                          str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path), "-o", "timeout=2",
-                          str(tmp_path / "test_hang.py")], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-c",
+            str(ROOT / "pyproject.toml"),
+            "--rootdir",
+            str(tmp_path),
+            "-o",
+            "timeout=2",
+            str(tmp_path / "test_hang.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert time.perf_counter() - began < 30
     assert "1 failed, 1 passed" in run.stdout and "Timeout" in run.stdout, run.stdout
 

@@ -1,4 +1,5 @@
 """Releasing SCIP's unused memory between solves frees memory and changes no result."""
+
 import pytest
 
 from lns.core.problem import read_scip_model

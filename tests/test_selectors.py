@@ -1,4 +1,5 @@
 """Neighborhood selectors: one contract for all of them, then what is special to each."""
+
 import itertools
 import time
 
@@ -7,17 +8,17 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.core.selection import SearchState
 from heuristics.graph import GraphInduced
 from heuristics.lb_relax import DistanceLP, LBRelax
 from heuristics.local_branching import Distance, LocalBranching
-from lns.registry import SELECTORS, make_selector
 from heuristics.rins import RINS
 from lns.api import solve
 from lns.core.errors import UnknownNameError, UnsupportedProblemError
 from lns.core.lp import solve_lp
 from lns.core.problem import Problem, read_problem
 from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.selection import SearchState
+from lns.registry import SELECTORS, make_selector
 
 #: Selectors that need a trained model; the learning tests cover them.
 NEEDS_MODEL = {"cl_lns"}
@@ -44,7 +45,11 @@ def p0201_start():
     return problem, first_solution(problem)
 
 
-PROBLEMS = {"mixed": (mixed_start, 2), "knapsack_max": (knapsack_start, 2), "p0201": (p0201_start, 40)}
+PROBLEMS = {
+    "mixed": (mixed_start, 2),
+    "knapsack_max": (knapsack_start, 2),
+    "p0201": (p0201_start, 40),
+}
 
 
 @pytest.fixture(scope="module", params=sorted(PROBLEMS))
@@ -56,14 +61,21 @@ def start(request):
 
 
 def state_of(problem, x, iteration=0):
-    return SearchState(problem, x, problem.objective_value(x), iteration=iteration,
-                       deadline=time.perf_counter() + 60)
+    return SearchState(
+        problem,
+        x,
+        problem.objective_value(x),
+        iteration=iteration,
+        deadline=time.perf_counter() + 60,
+    )
 
 
 #: Options that keep each selection to about a second and exactly repeatable.
-FAST = {"local_branching": {"time_limit": 30.0, "node_limit": 20},
-        # arms at the loop's size only: the default arms also free half and twice as many
-        "adaptive": {"selectors": ["random", "lb_relax", "rins", "graph", "dins", "crossover"]}}
+FAST = {
+    "local_branching": {"time_limit": 30.0, "node_limit": 20},
+    # arms at the loop's size only: the default arms also free half and twice as many
+    "adaptive": {"selectors": ["random", "lb_relax", "rins", "graph", "dins", "crossover"]},
+}
 
 
 def select(name, problem, x, size, seed):
@@ -73,6 +85,7 @@ def select(name, problem, x, size, seed):
 
 
 # --- the contract --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", CLASSICAL)
 def test_contract(name, start):
@@ -85,15 +98,25 @@ def test_contract(name, start):
     assert len(free) == min(size, len(problem.integer_indices))
     if neighborhood.solution is not None:
         assert problem.check(neighborhood.solution).feasible
-        assert problem.is_better(problem.objective_value(neighborhood.solution), problem.objective_value(x))
+        assert problem.is_better(
+            problem.objective_value(neighborhood.solution), problem.objective_value(x)
+        )
     again = select(name, problem, x, size, seed=3)
     np.testing.assert_array_equal(again.free, free)
 
 
 @pytest.mark.parametrize("name", CLASSICAL)
 def test_short_lns_run_returns_a_feasible_solution(name):
-    result = solve(miplib("p0201"), name, time_limit=30, iteration_limit=3, seed=0, iteration_time_limit=2.0,
-                   selector_options=FAST.get(name), start="first")
+    result = solve(
+        miplib("p0201"),
+        name,
+        time_limit=30,
+        iteration_limit=3,
+        seed=0,
+        iteration_time_limit=2.0,
+        selector_options=FAST.get(name),
+        start="first",
+    )
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 3 and result.stop_reason == "iteration_limit"
     assert all(record.selector == name for record in result.iterations)
@@ -108,9 +131,12 @@ def test_unknown_selector_name_lists_the_valid_names():
 
 # --- Local Branching -----------------------------------------------------------------------------------------
 
+
 def test_distance_rows_are_the_l1_distance_over_integer_variables():
     problem = mixed_problem()
-    incumbent = np.array([1.0, 0.0, 4.0, 1.0, 2.5])  # y1 at upper, y2 at lower, z1 at upper, z2 interior
+    incumbent = np.array(
+        [1.0, 0.0, 4.0, 1.0, 2.5]
+    )  # y1 at upper, y2 at lower, z1 at upper, z2 interior
     distance = Distance.to(problem, incumbent)
     np.testing.assert_array_equal(distance.interior, [3])
     np.testing.assert_array_equal(distance.coefficients, [-1, 1, -1, 0, 0])
@@ -126,8 +152,15 @@ def best_within_distance(k: int) -> float:
     """Brute force over the integer points of :func:`mixed_problem` within L1 distance ``k`` of 0."""
     best = 0.0
     for y1, y2, z1, z2 in itertools.product((0, 1), (0, 1), range(5), range(-2, 4)):
-        w = min(2.5 - y1 - y2, 7 - 2 * z1, 10.0)  # the objective rewards w, so w is as large as allowed
-        if abs(y1) + abs(y2) + abs(z1) + abs(z2) <= k and w >= 0 and z1 - 3 * y1 <= 1 and z1 + z2 >= 0:
+        w = min(
+            2.5 - y1 - y2, 7 - 2 * z1, 10.0
+        )  # the objective rewards w, so w is as large as allowed
+        if (
+            abs(y1) + abs(y2) + abs(z1) + abs(z2) <= k
+            and w >= 0
+            and z1 - 3 * y1 <= 1
+            and z1 + z2 >= 0
+        ):
             best = min(best, -3 * y1 - 2 * y2 - z1 - 2 * z2 - 0.5 * w)
     return best
 
@@ -159,7 +192,10 @@ def test_local_branching_reports_every_improving_solution_and_restores_its_model
     objectives = [problem.objective_value(s) for s in solutions]
     assert solutions and not neighborhood.info["fallback"]
     assert all(problem.check(s).feasible for s in solutions)
-    assert all(problem.is_better(b, a) for a, b in zip([problem.objective_value(x), *objectives], objectives))
+    assert all(
+        problem.is_better(b, a)
+        for a, b in zip([problem.objective_value(x), *objectives], objectives)
+    )
     np.testing.assert_array_equal(neighborhood.solution, solutions[-1])
     changed = np.flatnonzero(np.round(neighborhood.solution) != np.round(x))
     assert set(changed.tolist()) <= set(neighborhood.free.tolist())
@@ -187,15 +223,29 @@ def test_local_branching_without_completion_frees_only_changed_variables():
 
 
 def continuous_only() -> Problem:
-    return Problem(name="lp_only", var_names=("u", "v"), var_types=np.array(["C", "C"]), lower=np.zeros(2),
-                   upper=np.ones(2), objective=np.array([1.0, 1.0]), objective_offset=0.0, sense="maximize",
-                   matrix=sp.csr_matrix(np.array([[1.0, 1.0]])), row_lower=np.array([-np.inf]),
-                   row_upper=np.array([1.5]), row_names=("r",))
+    return Problem(
+        name="lp_only",
+        var_names=("u", "v"),
+        var_types=np.array(["C", "C"]),
+        lower=np.zeros(2),
+        upper=np.ones(2),
+        objective=np.array([1.0, 1.0]),
+        objective_offset=0.0,
+        sense="maximize",
+        matrix=sp.csr_matrix(np.array([[1.0, 1.0]])),
+        row_lower=np.array([-np.inf]),
+        row_upper=np.array([1.5]),
+        row_names=("r",),
+    )
 
 
-@pytest.mark.parametrize("selector", [LocalBranching(), LBRelax()], ids=["local_branching", "lb_relax"])
+@pytest.mark.parametrize(
+    "selector", [LocalBranching(), LBRelax()], ids=["local_branching", "lb_relax"]
+)
 def test_distance_selectors_need_integer_variables(selector):
-    with pytest.raises(UnsupportedProblemError, match="needs binary or integer variables.*has none"):
+    with pytest.raises(
+        UnsupportedProblemError, match="needs binary or integer variables.*has none"
+    ):
         selector.setup(continuous_only())
 
 
@@ -205,6 +255,7 @@ def test_local_branching_rejects_a_non_positive_time_limit():
 
 
 # --- LB-RELAX ------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def p0201():
@@ -224,7 +275,14 @@ def test_hot_started_distance_lp_matches_cold_solves_with_general_integers():
     # Incumbents move between bounds and the interior of z1 in {0..4} and z2 in {-2..3}, so the
     # auxiliary columns are switched on and off between solves.
     problem = mixed_problem()
-    points = [[0, 0, 0, 0, 0], [1, 0, 3, -2, 0.5], [1, 1, 3, 3, 0.5], [0, 1, 1, -1, 0], [1, 0, 2, 3, 0], [0, 0, 0, 0, 0]]
+    points = [
+        [0, 0, 0, 0, 0],
+        [1, 0, 3, -2, 0.5],
+        [1, 1, 3, 3, 0.5],
+        [0, 1, 1, -1, 0],
+        [1, 0, 2, 3, 0],
+        [0, 0, 0, 0, 0],
+    ]
     hot = DistanceLP(problem)
     for point, k in zip(points, [1, 2, 3, 1, 4, 2]):
         x = np.array(point, dtype=float)
@@ -270,22 +328,34 @@ def test_lb_relax_sampling_follows_delta(p0201):
     problem, x = p0201
     state = state_of(problem, x)
     delta, _ = LBRelax().deltas(state, 10)
-    free = np.isin(problem.integer_indices, LBRelax(variant="sample", epsilon=0.0)(
-        state, 10, np.random.default_rng(0)).free)
+    free = np.isin(
+        problem.integer_indices,
+        LBRelax(variant="sample", epsilon=0.0)(state, 10, np.random.default_rng(0)).free,
+    )
     assert not free[delta <= 1e-9].any() and free[delta >= 1].all()
-    sizes = [len(LBRelax(variant="sample")(state, 10, np.random.default_rng(seed)).free) for seed in range(5)]
+    sizes = [
+        len(LBRelax(variant="sample")(state, 10, np.random.default_rng(seed)).free)
+        for seed in range(5)
+    ]
     expected = ((1 - 0.1) * np.clip(delta, 0, 1) + 0.05).sum()
     assert abs(np.mean(sizes) - expected) < 4 * np.sqrt(expected)
 
 
-@pytest.mark.parametrize("options, match", [({"variant": "largest"}, "positive.*topk.*sample"),
-                                            ({"epsilon": 0.7}, "epsilon"), ({"lp_method": "simplex"}, "highs")])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"variant": "largest"}, "positive.*topk.*sample"),
+        ({"epsilon": 0.7}, "epsilon"),
+        ({"lp_method": "simplex"}, "highs"),
+    ],
+)
 def test_lb_relax_rejects_bad_options(options, match):
     with pytest.raises(ValueError, match=match):
         LBRelax(**options)
 
 
 # --- graph-induced -------------------------------------------------------------------------------------------
+
 
 def shared_row_graph(problem: Problem, free: np.ndarray) -> sp.csr_matrix:
     pattern = (problem.matrix[:, free] != 0).astype(int)
@@ -297,22 +367,37 @@ def test_graph_neighborhoods_are_connected(p0201):
     for seed in range(5):
         neighborhood = GraphInduced()(state_of(problem, x), 15, np.random.default_rng(seed))
         assert neighborhood.info["restarts"] == 1
-        components, _ = sp.csgraph.connected_components(shared_row_graph(problem, neighborhood.free))
+        components, _ = sp.csgraph.connected_components(
+            shared_row_graph(problem, neighborhood.free)
+        )
         assert components == 1
 
 
 def test_graph_restarts_when_a_component_is_exhausted():
     # Two disconnected rows of three binaries each: five variables need both components.
     matrix = sp.csr_matrix(np.array([[1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1]], dtype=float))
-    problem = Problem(name="two", var_names=tuple("abcdef"), var_types=np.array(["B"] * 6), lower=np.zeros(6),
-                      upper=np.ones(6), objective=np.ones(6), objective_offset=0.0, sense="minimize",
-                      matrix=matrix, row_lower=np.array([1.0, 1.0]), row_upper=np.array([np.inf, np.inf]),
-                      row_names=("r0", "r1"))
-    neighborhood = GraphInduced()(state_of(problem, np.array([1.0, 0, 0, 1, 0, 0])), 5, np.random.default_rng(0))
+    problem = Problem(
+        name="two",
+        var_names=tuple("abcdef"),
+        var_types=np.array(["B"] * 6),
+        lower=np.zeros(6),
+        upper=np.ones(6),
+        objective=np.ones(6),
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=matrix,
+        row_lower=np.array([1.0, 1.0]),
+        row_upper=np.array([np.inf, np.inf]),
+        row_names=("r0", "r1"),
+    )
+    neighborhood = GraphInduced()(
+        state_of(problem, np.array([1.0, 0, 0, 1, 0, 0])), 5, np.random.default_rng(0)
+    )
     assert len(neighborhood.free) == 5 and neighborhood.info["restarts"] == 2
 
 
 # --- RINS ----------------------------------------------------------------------------------------------------
+
 
 def test_rins_frees_the_variables_where_incumbent_and_lp_differ(p0201):
     problem, x = p0201

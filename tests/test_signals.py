@@ -3,6 +3,7 @@
 Whenever a solution existed, a feasible ``.sol`` is written; the exit code is ``128 + signal``;
 a signal before the run prints one line, not a traceback.
 """
+
 import re
 import signal
 import subprocess
@@ -26,8 +27,9 @@ EXIT_WITHIN = 4.0
 def start(tmp_path, *overrides, python_flags=()):
     """``python -m lns.cli.solve`` with stdout and stderr merged into one pipe."""
     command = [sys.executable, *python_flags, "-m", "lns.cli.solve", *overrides]
-    return subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    return subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 def wait_for(process, marker: str) -> list:
@@ -71,8 +73,14 @@ def test_signal_at_start_up_prints_one_line(signum, tmp_path):
 @pytest.mark.parametrize("signum", STOP_SIGNALS, ids=lambda s: s.name)
 def test_signal_during_the_initial_solve_keeps_its_solution(signum, tmp_path):
     # Without a solution limit the initial SCIP solve goes on after its first solution.
-    process = start(tmp_path, "instance=air05", "time_limit=60", "lns.start=first",
-                    "lns.initial_solution_limit=-1", "out=best.sol")
+    process = start(
+        tmp_path,
+        "instance=air05",
+        "time_limit=60",
+        "lns.start=first",
+        "lns.initial_solution_limit=-1",
+        "out=best.sol",
+    )
     seen = wait_for(process, "(initial)")
     output = stop(process, signum, seen)
     assert process.returncode == 128 + signum
@@ -83,8 +91,7 @@ def test_signal_during_the_initial_solve_keeps_its_solution(signum, tmp_path):
 
 @pytest.mark.parametrize("signum", STOP_SIGNALS, ids=lambda s: s.name)
 def test_signal_mid_run_keeps_the_best_solution(signum, tmp_path):
-    process = start(tmp_path, "instance=air05", "time_limit=60", "lns.start=first",
-                    "out=best.sol")
+    process = start(tmp_path, "instance=air05", "time_limit=60", "lns.start=first", "out=best.sol")
     seen = wait_for(process, "(initial)")
     time.sleep(1.0)  # into the LNS iterations
     output = stop(process, signum, seen)

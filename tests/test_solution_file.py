@@ -1,4 +1,5 @@
 """Solution files: written whole or not at all, and ``out=`` checked before a run."""
+
 import os
 import threading
 
@@ -44,10 +45,13 @@ def test_written_file_gets_the_usual_permissions(tmp_path):
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask
 
 
-@pytest.mark.parametrize("where, message", [
-    (".", "is a folder"),
-    ("missing/best.sol", "folder missing does not exist"),
-])
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        (".", "is a folder"),
+        ("missing/best.sol", "folder missing does not exist"),
+    ],
+)
 def test_unwritable_out_is_refused_before_the_run(tmp_path, monkeypatch, where, message):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SolutionFileError, match=message):

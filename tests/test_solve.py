@@ -3,8 +3,15 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns import (InfeasibleProblemError, Problem, SolutionFileError, UnboundedProblemError, UnknownNameError,
-                 read_problem, solve)
+from lns import (
+    InfeasibleProblemError,
+    Problem,
+    SolutionFileError,
+    UnboundedProblemError,
+    UnknownNameError,
+    read_problem,
+    solve,
+)
 from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.solu import known_objective
@@ -28,7 +35,9 @@ def test_every_solution_is_feasible_and_the_trajectory_improves():
     assert problem.check(result.x).feasible
     assert result.objective == pytest.approx(problem.objective_value(result.x))
     objectives = [value for _, value in result.trajectory]
-    assert objectives == sorted(objectives, reverse=True) and len(set(objectives)) == len(objectives)
+    assert objectives == sorted(objectives, reverse=True) and len(set(objectives)) == len(
+        objectives
+    )
     times = [t for t, _ in result.trajectory]
     assert times == sorted(times)
     assert objectives[-1] == result.objective
@@ -36,10 +45,20 @@ def test_every_solution_is_feasible_and_the_trajectory_improves():
 
 
 def test_same_seed_and_iteration_limit_repeat_exactly():
-    runs = [solve(miplib("misc07"), iteration_limit=12, seed=7, initial_fraction=0.2, iteration_node_limit=500)
-            for _ in range(2)]
+    runs = [
+        solve(
+            miplib("misc07"),
+            iteration_limit=12,
+            seed=7,
+            initial_fraction=0.2,
+            iteration_node_limit=500,
+        )
+        for _ in range(2)
+    ]
     assert [v for _, v in runs[0].trajectory] == [v for _, v in runs[1].trajectory]
-    assert [r.neighborhood_size for r in runs[0].iterations] == [r.neighborhood_size for r in runs[1].iterations]
+    assert [r.neighborhood_size for r in runs[0].iterations] == [
+        r.neighborhood_size for r in runs[1].iterations
+    ]
     np.testing.assert_array_equal(runs[0].x, runs[1].x)
 
 
@@ -72,10 +91,20 @@ def test_plain_scip_method_gives_a_like_for_like_result():
 
 
 def test_problem_without_integer_variables_is_solved_directly(caplog):
-    problem = Problem(name="lp", var_names=("x", "y"), var_types=np.array(["C", "C"]), lower=np.zeros(2),
-                      upper=np.array([4.0, 4.0]), objective=np.array([-1.0, -2.0]), objective_offset=0.0,
-                      sense="minimize", matrix=sp.csr_matrix(np.array([[1.0, 1.0]])), row_lower=np.array([-np.inf]),
-                      row_upper=np.array([5.0]), row_names=("c",))
+    problem = Problem(
+        name="lp",
+        var_names=("x", "y"),
+        var_types=np.array(["C", "C"]),
+        lower=np.zeros(2),
+        upper=np.array([4.0, 4.0]),
+        objective=np.array([-1.0, -2.0]),
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=sp.csr_matrix(np.array([[1.0, 1.0]])),
+        row_lower=np.array([-np.inf]),
+        row_upper=np.array([5.0]),
+        row_names=("c",),
+    )
     with caplog.at_level("INFO", logger="lns"):
         result = solve(problem)
     assert "no integer variables: solved directly by SCIP" in caplog.text
@@ -84,20 +113,34 @@ def test_problem_without_integer_variables_is_solved_directly(caplog):
 
 
 def _one_row(lower, upper, var_upper=1.0, vtype="B", sense="minimize", objective=1.0):
-    return Problem(name="tiny", var_names=("x",), var_types=np.array([vtype]), lower=np.zeros(1),
-                   upper=np.array([var_upper]), objective=np.array([objective]), objective_offset=0.0, sense=sense,
-                   matrix=sp.csr_matrix(np.array([[1.0]])), row_lower=np.array([lower]), row_upper=np.array([upper]),
-                   row_names=("c",))
+    return Problem(
+        name="tiny",
+        var_names=("x",),
+        var_types=np.array([vtype]),
+        lower=np.zeros(1),
+        upper=np.array([var_upper]),
+        objective=np.array([objective]),
+        objective_offset=0.0,
+        sense=sense,
+        matrix=sp.csr_matrix(np.array([[1.0]])),
+        row_lower=np.array([lower]),
+        row_upper=np.array([upper]),
+        row_names=("c",),
+    )
 
 
 def test_infeasible_problem_raises_a_typed_error(tmp_path):
     path = _one_row(2.0, np.inf).write(tmp_path / "infeasible.lp")
-    with pytest.raises(InfeasibleProblemError, match="infeasible.lp: SCIP proved the problem infeasible"):
+    with pytest.raises(
+        InfeasibleProblemError, match="infeasible.lp: SCIP proved the problem infeasible"
+    ):
         solve(path, time_limit=10)
 
 
 def test_unbounded_problem_raises_a_typed_error(tmp_path):
-    path = _one_row(0.0, np.inf, var_upper=np.inf, vtype="I", sense="maximize").write(tmp_path / "unbounded.lp")
+    path = _one_row(0.0, np.inf, var_upper=np.inf, vtype="I", sense="maximize").write(
+        tmp_path / "unbounded.lp"
+    )
     with pytest.raises(UnboundedProblemError, match="unbounded.lp"):
         solve(path, time_limit=10)
 
@@ -108,7 +151,9 @@ def test_no_solution_within_the_budget_is_a_status_not_a_crash():
 
 
 def test_unknown_names_and_options_are_rejected():
-    with pytest.raises(UnknownNameError, match=r"Could not resolve selector 'nope' among choices \[.*'random'"):
+    with pytest.raises(
+        UnknownNameError, match=r"Could not resolve selector 'nope' among choices \[.*'random'"
+    ):
         solve(miplib("p0201"), selector="nope")
     with pytest.raises(UnknownNameError, match="method 'gurobi'"):
         solve(miplib("p0201"), method="gurobi")
@@ -136,7 +181,9 @@ def test_sol_file_is_readable_by_scip(tmp_path):
 def test_bad_initial_solutions_are_named(tmp_path):
     bad = tmp_path / "bad.sol"
     bad.write_text("objective value: 3\nnot_a_variable 1\n")
-    with pytest.raises(SolutionFileError, match="bad.sol:2: variable 'not_a_variable' is not in problem p0201"):
+    with pytest.raises(
+        SolutionFileError, match="bad.sol:2: variable 'not_a_variable' is not in problem p0201"
+    ):
         solve(miplib("p0201"), initial_solution=bad)
     with pytest.raises(SolutionFileError, match="missing.sol: no such file"):
         solve(miplib("p0201"), initial_solution=tmp_path / "missing.sol")
@@ -152,7 +199,9 @@ class _InterruptAfter(Callback):
 
 
 def test_interrupt_returns_the_best_solution_and_writes_out(tmp_path):
-    result = solve(miplib("air05"), time_limit=60, callbacks=[_InterruptAfter(3)], out=tmp_path / "best.sol")
+    result = solve(
+        miplib("air05"), time_limit=60, callbacks=[_InterruptAfter(3)], out=tmp_path / "best.sol"
+    )
     assert result.stop_reason == "interrupted" and len(result.iterations) == 3
     assert result.x is not None and result.feasibility.feasible
     assert (tmp_path / "best.sol").exists()
@@ -162,8 +211,16 @@ def test_iteration_records_and_dataframe():
     result = solve(miplib("p0201"), iteration_limit=5, start="first")
     frame = result.to_dataframe()
     assert list(frame["iteration"]) == [0, 1, 2, 3, 4]
-    assert set(frame.columns) >= {"selector", "neighborhood_size", "status", "select_time", "solve_time",
-                                  "objective_before", "objective_after", "improved"}
+    assert set(frame.columns) >= {
+        "selector",
+        "neighborhood_size",
+        "status",
+        "select_time",
+        "solve_time",
+        "objective_before",
+        "objective_after",
+        "improved",
+    }
     stats = result.statistics()
     assert stats["neighborhood_size"].shape == (5,)
     assert (frame["improved"] == (frame["objective_after"] < frame["objective_before"])).all()

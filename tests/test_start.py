@@ -1,5 +1,6 @@
 """Start strategies: the stall rule ends a start solve, the LNS starts from its best solution,
 ``solve()`` uses the default, and a stop signal during the start keeps what it found."""
+
 import math
 import os
 import signal
@@ -8,14 +9,14 @@ import time
 
 import numpy as np
 import pytest
-from helpers import knapsack, miplib
 
+import lns.api
+from helpers import knapsack, miplib
 from lns import solve
 from lns.core.config import LNSConfig
 from lns.core.errors import UnknownNameError
 from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
-import lns.api
 from lns.core.start import StallRule, StartTask, make_start, solve_until_stall
 from lns.core.stop import StopReason
 from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
@@ -23,8 +24,11 @@ from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_sess
 VALUES = np.array([10.0, 13.0, 7.0, 8.0])  # the knapsack's values (maximised)
 #: Improving knapsack solutions (values 7, 17, 23) and when the fake whole-problem solve finds
 #: them: three quick ones, then a long silence.
-SCHEDULE = [(0.02, np.array([0.0, 0.0, 1.0, 0.0])), (0.05, np.array([1.0, 0.0, 1.0, 0.0])),
-            (0.08, np.array([1.0, 1.0, 0.0, 0.0]))]
+SCHEDULE = [
+    (0.02, np.array([0.0, 0.0, 1.0, 0.0])),
+    (0.05, np.array([1.0, 0.0, 1.0, 0.0])),
+    (0.08, np.array([1.0, 1.0, 0.0, 0.0])),
+]
 
 
 class ScheduledSubSolver:
@@ -41,8 +45,17 @@ class ScheduledSubSolver:
         self.solution_limits: list = []
         self._stop = threading.Event()
 
-    def solve(self, *, time_limit, seed, fixed=None, start=None, solution_limit=-1, node_limit=-1,
-              on_found=None):
+    def solve(
+        self,
+        *,
+        time_limit,
+        seed,
+        fixed=None,
+        start=None,
+        solution_limit=-1,
+        node_limit=-1,
+        on_found=None,
+    ):
         if fixed is not None:
             self.starts.append(start.copy())
             return SolveOutcome(SolveStatus.OPTIMAL, [], 0.001)
@@ -100,8 +113,13 @@ def test_start_ends_at_its_share_of_the_time_limit():
 
 def test_lns_starts_from_the_best_start_solution():
     start, lns_solver = ScheduledSubSolver(SCHEDULE), ScheduledSubSolver([])
-    result = solve(knapsack(), sub_solver=lns_solver, iteration_limit=2, time_limit=30,
-                   start=stalling_start(start))
+    result = solve(
+        knapsack(),
+        sub_solver=lns_solver,
+        iteration_limit=2,
+        time_limit=30,
+        start=stalling_start(start),
+    )
     np.testing.assert_array_equal(lns_solver.starts[0], SCHEDULE[-1][1])
     assert result.objective == 23.0
 
@@ -130,8 +148,7 @@ def test_runs_that_repeat_start_from_the_first_solution():
     start = make_start("improving", knapsack(), stall=StallRule())
     assert start.name == "improving"
     solver = ScheduledSubSolver(SCHEDULE)
-    solve(knapsack(), sub_solver=solver, iteration_limit=1, time_limit=30,
-          iteration_node_limit=100)
+    solve(knapsack(), sub_solver=solver, iteration_limit=1, time_limit=30, iteration_node_limit=100)
     assert solver.solution_limits == [1]
 
 

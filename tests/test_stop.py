@@ -1,17 +1,32 @@
 """Stop rules: each one, their ``|`` combination, and stops that end a solve() early."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from lns import Problem, solve
-from lns.core.stop import (AnyOf, Callback, MaxIterations, MaxRuntime, NoImprovement, StopReason,
-                           StopState, Target, TimeLimit)
+from lns.core.stop import (
+    AnyOf,
+    Callback,
+    MaxIterations,
+    MaxRuntime,
+    NoImprovement,
+    StopReason,
+    StopState,
+    Target,
+    TimeLimit,
+)
 
 
 def _state(**values):
-    defaults = dict(elapsed=1.0, iterations=5, objective=100.0, sense="minimize",
-                    since_improvement=0.5,
-                    iterations_since_improvement=2)
+    defaults = dict(
+        elapsed=1.0,
+        iterations=5,
+        objective=100.0,
+        sense="minimize",
+        since_improvement=0.5,
+        iterations_since_improvement=2,
+    )
     return StopState(**{**defaults, **values})
 
 
@@ -36,10 +51,15 @@ def test_no_improvement_in_seconds_or_iterations():
         NoImprovement()
 
 
-@pytest.mark.parametrize("sense, objective, stops", [
-    ("minimize", 100, True), ("minimize", 100.5, False),
-    ("maximize", 100, True), ("maximize", 99.5, False),
-])
+@pytest.mark.parametrize(
+    "sense, objective, stops",
+    [
+        ("minimize", 100, True),
+        ("minimize", 100.5, False),
+        ("maximize", 100, True),
+        ("maximize", 99.5, False),
+    ],
+)
 def test_target_in_both_senses(sense, objective, stops):
     assert Target(100)(_state(sense=sense, objective=objective)) is stops
 
@@ -60,8 +80,9 @@ def test_or_combines_flat_and_names_the_rule_that_fired():
     assert rule.fired(_state()) is None and not rule(_state())
     assert rule.fired(_state(iterations=50)) is StopReason.ITERATION_LIMIT
     assert rule.fired(_state(objective=80.0)) is StopReason.TARGET
-    assert rule.fired(_state(elapsed=20.0,
-                             objective=80.0)) is StopReason.TIME_LIMIT  # the first that fires
+    assert (
+        rule.fired(_state(elapsed=20.0, objective=80.0)) is StopReason.TIME_LIMIT
+    )  # the first that fires
     assert rule.remaining(_state(elapsed=4.0)) == pytest.approx(6.0)
     assert (MaxRuntime(5) | MaxRuntime(3)).remaining(_state(elapsed=1.0)) == pytest.approx(2.0)
 
@@ -77,11 +98,20 @@ def knapsack30(seed: int = 0) -> Problem:
     rng = np.random.default_rng(seed)
     values = rng.integers(10, 100, 30).astype(float)
     weights = rng.integers(10, 100, 30).astype(float)
-    return Problem(name="knapsack30", var_names=tuple(f"x{j}" for j in range(30)),
-                   var_types=np.array(["B"] * 30), lower=np.zeros(30), upper=np.ones(30),
-                   objective=values, objective_offset=0.0, sense="maximize",
-                   matrix=sp.csr_matrix(weights[None, :]), row_lower=np.array([-np.inf]),
-                   row_upper=np.array([weights.sum() / 2]), row_names=("capacity",))
+    return Problem(
+        name="knapsack30",
+        var_names=tuple(f"x{j}" for j in range(30)),
+        var_types=np.array(["B"] * 30),
+        lower=np.zeros(30),
+        upper=np.ones(30),
+        objective=values,
+        objective_offset=0.0,
+        sense="maximize",
+        matrix=sp.csr_matrix(weights[None, :]),
+        row_lower=np.array([-np.inf]),
+        row_upper=np.array([weights.sum() / 2]),
+        row_names=("capacity",),
+    )
 
 
 def test_a_30_variable_knapsack_ends_optimal_long_before_its_time_limit():
@@ -98,8 +128,14 @@ def test_solve_stops_at_a_target_and_after_no_improvement():
     first = solve(problem, iteration_limit=1, seed=0, start="first").trajectory[0][1]
     result = solve(problem, time_limit=30, seed=0, stop=Target(first), start="first")
     assert result.stop_reason == "target" and result.iterations == []
-    result = solve(problem, time_limit=30, seed=0, stop=NoImprovement(iterations=1),
-                   max_fraction=0.2, start="first")
+    result = solve(
+        problem,
+        time_limit=30,
+        seed=0,
+        stop=NoImprovement(iterations=1),
+        max_fraction=0.2,
+        start="first",
+    )
     assert result.stop_reason in ("no_improvement", "optimal")
     assert all(r.improved for r in result.iterations[:-1]) and not result.iterations[-1].improved
 

@@ -1,6 +1,8 @@
 """One contract battery for every sub-solver (SCIP, CP-SAT), and the watchdog."""
+
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -30,11 +32,20 @@ def general_integers() -> Problem:
     Optimum 13 at (2, 0, 1) (the classic LP example of Chvátal, integral at its LP optimum).
     """
     A = np.array([[2.0, 3.0, 1.0], [4.0, 1.0, 2.0], [3.0, 4.0, 2.0]])
-    return Problem(name="general", var_names=("a", "b", "c"), var_types=np.array(["I"] * 3),
-                   lower=np.zeros(3), upper=np.full(3, 5.0), objective=np.array([5.0, 4.0, 3.0]),
-                   objective_offset=0.0, sense="maximize", matrix=sp.csr_matrix(A),
-                   row_lower=np.full(3, -np.inf), row_upper=np.array([5.0, 11.0, 8.0]),
-                   row_names=("r1", "r2", "r3"))
+    return Problem(
+        name="general",
+        var_names=("a", "b", "c"),
+        var_types=np.array(["I"] * 3),
+        lower=np.zeros(3),
+        upper=np.full(3, 5.0),
+        objective=np.array([5.0, 4.0, 3.0]),
+        objective_offset=0.0,
+        sense="maximize",
+        matrix=sp.csr_matrix(A),
+        row_lower=np.full(3, -np.inf),
+        row_upper=np.array([5.0, 11.0, 8.0]),
+        row_names=("r1", "r2", "r3"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +64,10 @@ def make(request):
     return SUB_SOLVERS[request.param]
 
 
-@pytest.mark.parametrize("build, optimum", [(knapsack, 23.0), (lambda: knapsack("minimize"), -23.0),
-                                            (general_integers, 13.0)])
+@pytest.mark.parametrize(
+    "build, optimum",
+    [(knapsack, 23.0), (lambda: knapsack("minimize"), -23.0), (general_integers, 13.0)],
+)
 def test_whole_problem_solves_to_its_optimum(make, build, optimum):
     problem = build()
     outcome = make(problem).solve(time_limit=10, seed=0)
@@ -72,8 +85,13 @@ def test_p0201_solves_to_its_optimum(make, p0201):
 
 def test_everything_fixed_at_a_start_reports_nothing_and_is_proven(make, p0201, p0201_start):
     reported = []
-    outcome = make(p0201).solve(time_limit=10, seed=0, fixed=p0201.integer_indices,
-                                start=p0201_start, on_found=reported.append)
+    outcome = make(p0201).solve(
+        time_limit=10,
+        seed=0,
+        fixed=p0201.integer_indices,
+        start=p0201_start,
+        on_found=reported.append,
+    )
     assert outcome.found == [] and reported == []
     assert outcome.status is SolveStatus.OPTIMAL and outcome.status.proven
 
@@ -84,7 +102,7 @@ def test_only_strictly_better_solutions_are_reported(make, p0201, p0201_start):
     outcome = make(p0201).solve(time_limit=60, seed=0, start=p0201_start, on_found=reported.append)
     assert reported and reported == outcome.found
     objectives = [start_objective] + [found.objective for found in reported]
-    assert all(later < earlier for earlier, later in zip(objectives, objectives[1:]))  # a minimum
+    assert all(later < earlier for earlier, later in itertools.pairwise(objectives))  # a minimum
     assert all(p0201.check(found.x).feasible for found in reported)
     assert outcome.best.objective == pytest.approx(P0201_OPTIMUM)
 
@@ -125,11 +143,13 @@ def test_a_solution_limit_stops_after_that_many_solutions(make, p0201):
 def test_same_seed_and_node_limit_repeat_exactly(make, p0201, p0201_start):
     rng = np.random.default_rng(1)
     fixed = np.sort(rng.choice(p0201.integer_indices, 100, replace=False))
-    runs = [make(p0201).solve(time_limit=60, seed=7, fixed=fixed, start=p0201_start, node_limit=20)
-            for _ in range(2)]
+    runs = [
+        make(p0201).solve(time_limit=60, seed=7, fixed=fixed, start=p0201_start, node_limit=20)
+        for _ in range(2)
+    ]
     assert runs[0].status == runs[1].status
     assert [f.objective for f in runs[0].found] == [f.objective for f in runs[1].found]
-    assert all(np.array_equal(a.x, b.x) for a, b in zip(runs[0].found, runs[1].found))
+    assert all(np.array_equal(a.x, b.x) for a, b in zip(runs[0].found, runs[1].found, strict=True))
 
 
 def test_stop_from_another_thread_ends_a_long_solve_promptly(make):
@@ -199,8 +219,9 @@ print(outcome.status, time.perf_counter() - began)
 def test_the_nan_objective_hang_of_scip_ends_at_the_time_limit():
     """SCIP loops forever on a NaN objective coefficient (issue 13); run in a child process, so
     that the abandoned thread, which burns a core, ends with it."""
-    run = subprocess.run([sys.executable, "-c", NAN_OBJECTIVE], capture_output=True, text=True,
-                         timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", NAN_OBJECTIVE], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stderr
     status, elapsed = run.stdout.split()
     assert status == "abandoned" and float(elapsed) < 1.0 + 2 * 0.3 + 0.5
@@ -227,10 +248,20 @@ def test_cpsat_names_a_parameter_it_does_not_know():
 def test_cpsat_solves_a_problem_with_a_fractional_objective_again_and_again():
     """A fractional objective stays CP-SAT's floating-point objective: reading or clearing the
     integral objective's fields must not create a second objective (CP-SAT refuses the model)."""
-    problem = Problem(name="frac", var_names=("a", "b", "c"), var_types=np.array(["B"] * 3),
-                      lower=np.zeros(3), upper=np.ones(3), objective=np.array([1 / 3, 0.7, 1.1]),
-                      objective_offset=0.0, sense="minimize", matrix=sp.csr_matrix(np.ones((1, 3))),
-                      row_lower=np.array([1.0]), row_upper=np.array([np.inf]), row_names=("r",))
+    problem = Problem(
+        name="frac",
+        var_names=("a", "b", "c"),
+        var_types=np.array(["B"] * 3),
+        lower=np.zeros(3),
+        upper=np.ones(3),
+        objective=np.array([1 / 3, 0.7, 1.1]),
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=sp.csr_matrix(np.ones((1, 3))),
+        row_lower=np.array([1.0]),
+        row_upper=np.array([np.inf]),
+        row_names=("r",),
+    )
     solver = CpSatSubSolver(problem)
     first = solver.solve(time_limit=5, seed=0)
     assert first.status is SolveStatus.OPTIMAL and first.best.objective == pytest.approx(1 / 3)

@@ -1,4 +1,5 @@
 """Warm starts: complete, partial (dict, NaN vector, .sol file) and unusable starts."""
+
 import logging
 import re
 
@@ -24,13 +25,20 @@ class _Sources(Callback):
 
 def _start(start, **options):
     sources = _Sources()
-    result = solve(mixed_problem(), initial_solution=start, iteration_limit=0, seed=0,
-                   callbacks=[sources], **options)
+    result = solve(
+        mixed_problem(),
+        initial_solution=start,
+        iteration_limit=0,
+        seed=0,
+        callbacks=[sources],
+        **options,
+    )
     return result, sources.sources
 
 
-@pytest.mark.parametrize("start", [{"y1": 1, "z2": 3}, np.array([1, NAN, NAN, 3, NAN])],
-                         ids=["dict", "nan_vector"])
+@pytest.mark.parametrize(
+    "start", [{"y1": 1, "z2": 3}, np.array([1, NAN, NAN, 3, NAN])], ids=["dict", "nan_vector"]
+)
 def test_a_partial_start_is_completed_around_its_fixed_values(start):
     result, sources = _start(start)
     # y1 = 1 and z2 = 3 fixed; the best completion is the optimum y2 = 1, z1 = 3, w = 0.5.
@@ -55,12 +63,18 @@ def test_a_sol_file_whose_zeros_are_infeasible_is_a_partial_start(tmp_path):
     assert result.x[3] == -2 and result.objective == pytest.approx(-4.25)
 
 
-@pytest.mark.parametrize("start, reason", [
-    ({"y1": 0.5}, "integer variable 'y1' = 0.5 is fractional"),
-    ({"z1": 9}, r"'z1' = 9 is outside its bounds \[0, 4\]"),
-    ({"y1": 0, "z1": 4}, "SCIP found no completion: infeasible"),  # z1 - 3 y1 <= 1 fails
-    (np.array([0, 0, 4, 0, 0.0]), "SCIP found no completion: infeasible"),  # complete, infeasible
-])
+@pytest.mark.parametrize(
+    "start, reason",
+    [
+        ({"y1": 0.5}, "integer variable 'y1' = 0.5 is fractional"),
+        ({"z1": 9}, r"'z1' = 9 is outside its bounds \[0, 4\]"),
+        ({"y1": 0, "z1": 4}, "SCIP found no completion: infeasible"),  # z1 - 3 y1 <= 1 fails
+        (
+            np.array([0, 0, 4, 0, 0.0]),
+            "SCIP found no completion: infeasible",
+        ),  # complete, infeasible
+    ],
+)
 def test_an_unusable_start_warns_and_falls_back_to_scip(start, reason, caplog):
     with caplog.at_level(logging.WARNING, logger="lns"):
         result, sources = _start(start)
@@ -69,12 +83,18 @@ def test_an_unusable_start_warns_and_falls_back_to_scip(start, reason, caplog):
     assert result.feasibility.feasible and "initial" in sources and "user" not in sources
 
 
-@pytest.mark.parametrize("start, message", [
-    ({"nope": 1}, "initial_solution: variable 'nope' is not in problem mixed"),
-    ({"y1": "one"}, "initial_solution: value 'one' of 'y1' is not a number"),
-    ({"y1": float("inf")}, "initial_solution: value inf of 'y1' is not finite"),
-    (np.zeros(3), r"initial_solution: expected 5 values \(one per variable of mixed\), got shape"),
-])
+@pytest.mark.parametrize(
+    "start, message",
+    [
+        ({"nope": 1}, "initial_solution: variable 'nope' is not in problem mixed"),
+        ({"y1": "one"}, "initial_solution: value 'one' of 'y1' is not a number"),
+        ({"y1": float("inf")}, "initial_solution: value inf of 'y1' is not finite"),
+        (
+            np.zeros(3),
+            r"initial_solution: expected 5 values \(one per variable of mixed\), got shape",
+        ),
+    ],
+)
 def test_a_malformed_start_is_an_error_naming_it(start, message):
     with pytest.raises(SolutionFileError, match=message):
         _start(start)
@@ -93,8 +113,14 @@ def test_an_empty_sol_file_is_completed_by_a_solve_of_everything(tmp_path):
     path = tmp_path / "empty.sol"
     path.write_text("")  # all zeros is infeasible for p0201: every variable is unassigned
     sources = _Sources()
-    result = solve(miplib("p0201"), initial_solution=path, iteration_limit=0, seed=0,
-                   iteration_time_limit=0.5, callbacks=[sources])
+    result = solve(
+        miplib("p0201"),
+        initial_solution=path,
+        iteration_limit=0,
+        seed=0,
+        iteration_time_limit=0.5,
+        callbacks=[sources],
+    )
     assert result.feasibility.feasible and set(sources.sources) == {"user"}
 
 

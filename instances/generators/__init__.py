@@ -9,6 +9,7 @@ returning a :class:`lns.core.problem.Problem`::
     problem = mis.generate(mis.params("small", formulation="clique"), instance_rng(0, 0), "mis_0")
     problem.write("mis_0.mps.gz")
 """
+
 from instances.generators.registry import CLASSES, ProblemClass, problem_class
 from instances.generators.writing import MANIFEST, instance_rng, write_set
 

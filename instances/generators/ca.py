@@ -1,4 +1,6 @@
-"""Combinatorial auction, "arbitrary relationships" of Leyton-Brown, Pearson & Shoham (2000), as in Gasse et al. (2019).
+"""Combinatorial auction, "arbitrary relationships" of Leyton-Brown, Pearson & Shoham (2000).
+
+Generated as in Gasse et al. (2019)::
 
     max  sum_b p_b x_b   s.t.  sum_{b holds item i} x_b <= 1 for every item i,   x binary,
 
@@ -6,6 +8,7 @@ plus one such row per bidder with three or more bids (a "dummy item" every one o
 so that each bidder wins at most one of its bids (XOR bids). With two bids a row is not needed:
 a substitute bid always shares an item with the bidder's first bid.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,7 +25,7 @@ _PROPOSALS = 4
 
 @dataclass(frozen=True)
 class CAParams:
-    """Parameters of the combinatorial auction generator (names and defaults of Ecole / Gasse et al.).
+    """Parameters of the combinatorial auction generator (names, defaults: Ecole / Gasse et al.).
 
     Attributes
     ----------
@@ -33,14 +36,16 @@ class CAParams:
     min_value, max_value : float
         Common resale values of the items are uniform in ``[min_value, max_value]``.
     value_deviation : float
-        A bidder's private value of item ``i`` is ``value_i + max_value * value_deviation * (2 u_i - 1)``,
-        ``u_i`` its (uniform) interest in ``i``.
+        A bidder's private value of item ``i`` is
+        ``value_i + max_value * value_deviation * (2 u_i - 1)``, ``u_i`` its (uniform) interest in
+        ``i``.
     add_item_prob : float in [0, 1)
         After each item, another joins the bundle with this probability.
     max_n_sub_bids : int
         Substitute bids a bidder may add to its first one.
     additivity : float
-        Complementarity: a bundle of ``k`` items is priced at its private values plus ``k ** (1 + additivity)``.
+        Complementarity: a bundle of ``k`` items is priced at its private values plus
+        ``k ** (1 + additivity)``.
     budget_factor : float
         A substitute may cost at most this times the first bid.
     resale_factor : float
@@ -78,8 +83,8 @@ class CAParams:
 
 
 PRESETS = {
-    # CL-LNS: 2000 items x 4000 bids (small); large doubles both (our notes say "double", unverified).
-    # The scheme's other parameters are Gasse et al.'s / Ecole's defaults.
+    # CL-LNS: 2000 items x 4000 bids (small); large doubles both (our notes say "double",
+    # unverified). The scheme's other parameters are Gasse et al.'s / Ecole's defaults.
     "small": CAParams(n_items=2000, n_bids=4000),
     "large": CAParams(n_items=4000, n_bids=8000),
 }
@@ -106,7 +111,9 @@ class Auction:
 
 
 def generate(params: CAParams, rng: np.random.Generator, name: str = "ca") -> Problem:
-    """One auction instance (see :func:`draw_auction`): a binary variable per bid, a packing row per item and XOR group.
+    """One auction instance (see :func:`draw_auction`).
+
+    A binary variable per bid, a packing row per item and per XOR group.
 
     Parameters
     ----------
@@ -148,15 +155,21 @@ def draw_auction(params: CAParams, rng: np.random.Generator) -> Auction:
         private = values + params.max_value * params.value_deviation * (2.0 * interests - 1.0)
         # the first item by interest, then another while a coin with add_item_prob says so
         size = min(int(rng.geometric(1.0 - params.add_item_prob)), n_items)
-        first = min(int(np.searchsorted(np.cumsum(interests), rng.random() * interests.sum(), side="right")),
-                    n_items - 1)
+        first = min(
+            int(
+                np.searchsorted(np.cumsum(interests), rng.random() * interests.sum(), side="right")
+            ),
+            n_items - 1,
+        )
         bundle = _grow(np.array([first]), size, interests, compat, bound, rng)[0]
         price = _price(bundle, private, params)
         if price < 0:
             rejected += 1
             if rejected > _MAX_REJECTED_PER_BID * params.n_bids:
-                raise ValueError("ca: almost every bundle gets a negative price; lower value_deviation "
-                                 "or raise min_value")
+                raise ValueError(
+                    "ca: almost every bundle gets a negative price; lower value_deviation "
+                    "or raise min_value"
+                )
             continue
         bidder = {tuple(bundle.tolist()): price}
         budget = params.budget_factor * price
@@ -178,9 +191,15 @@ def draw_auction(params: CAParams, rng: np.random.Generator) -> Auction:
     return Auction(n_items, bundles, np.array(prices), xor_groups)
 
 
-def _grow(firsts: np.ndarray, size: int, interests: np.ndarray, compat: np.ndarray, bound: float,
-          rng: np.random.Generator) -> np.ndarray:
-    """Grow one bundle of ``size`` items from each item of ``firsts``, all at once: shape (k, size), sorted rows.
+def _grow(
+    firsts: np.ndarray,
+    size: int,
+    interests: np.ndarray,
+    compat: np.ndarray,
+    bound: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Grow a bundle of ``size`` items from each item of ``firsts`` at once: (k, size), sorted rows.
 
     The next item of a bundle ``B`` is drawn with probability proportional to
     ``interest_j * sum_{i in B} c_ij`` over the items not in ``B``, by rejection: propose ``j``
@@ -199,10 +218,13 @@ def _grow(firsts: np.ndarray, size: int, interests: np.ndarray, compat: np.ndarr
     for step in range(1, size):
         pending = np.arange(k)
         while pending.size:
-            # _PROPOSALS proposals per bundle at once; the first accepted one is the rejection sampler's draw
+            # _PROPOSALS proposals per bundle at once; the first accepted one is the
+            # rejection sampler's draw
             shape = (pending.size, _PROPOSALS)
-            proposal = np.minimum(np.searchsorted(cumulative, rng.random(shape) * cumulative[-1], side="right"),
-                                  interests.size - 1)
+            proposal = np.minimum(
+                np.searchsorted(cumulative, rng.random(shape) * cumulative[-1], side="right"),
+                interests.size - 1,
+            )
             current = members[pending, :step, None]
             affinity = compat[current, proposal[:, None, :]].sum(axis=1)
             fresh = ~(current == proposal[:, None, :]).any(axis=1)
@@ -214,9 +236,13 @@ def _grow(firsts: np.ndarray, size: int, interests: np.ndarray, compat: np.ndarr
     return np.sort(members, axis=1)
 
 
-def _grow_exactly(members: np.ndarray, interests: np.ndarray, compat: np.ndarray,
-                  rng: np.random.Generator) -> np.ndarray:
-    """:func:`_grow` drawing each item from the full weight vectors, O(n_items) per draw; ``members[:, 0]`` set."""
+def _grow_exactly(
+    members: np.ndarray, interests: np.ndarray, compat: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """:func:`_grow` drawing each item from the full weight vectors, O(n_items) per draw.
+
+    ``members[:, 0]`` is set on entry.
+    """
     k, size = members.shape
     rows = np.arange(k)
     weights = interests * compat[members[:, 0]]
@@ -224,9 +250,11 @@ def _grow_exactly(members: np.ndarray, interests: np.ndarray, compat: np.ndarray
     for step in range(1, size):
         cumulative = np.cumsum(weights, axis=1)
         threshold = rng.random(k) * cumulative[:, -1]
-        members[:, step] = np.minimum((cumulative <= threshold[:, None]).sum(axis=1), interests.size - 1)
+        members[:, step] = np.minimum(
+            (cumulative <= threshold[:, None]).sum(axis=1), interests.size - 1
+        )
         weights += interests * compat[members[:, step]]
-        weights[rows[:, None], members[:, :step + 1]] = 0.0
+        weights[rows[:, None], members[:, : step + 1]] = 0.0
     return np.sort(members, axis=1)
 
 
@@ -237,14 +265,21 @@ def _price(bundle: np.ndarray, private: np.ndarray, params: CAParams) -> float:
 
 def _auction_problem(name: str, auction: Auction) -> Problem:
     """Rows: every item some bid holds (``item<i>``), then each XOR group (``bidder<k>``)."""
-    n_items, bundles, prices, xor_groups = auction.n_items, auction.bundles, auction.prices, auction.xor_groups
+    n_items, bundles, prices, xor_groups = (
+        auction.n_items,
+        auction.bundles,
+        auction.prices,
+        auction.xor_groups,
+    )
     n = len(bundles)
     bid_of_entry = np.repeat(np.arange(n), [b.size for b in bundles])
     item_of_entry = np.concatenate(bundles)
     used = np.flatnonzero(np.bincount(item_of_entry, minlength=n_items))
     item_row = np.full(n_items, -1)
     item_row[used] = np.arange(used.size)
-    group_bids = np.concatenate([np.array(g) for g in xor_groups]) if xor_groups else np.zeros(0, dtype=int)
+    group_bids = (
+        np.concatenate([np.array(g) for g in xor_groups]) if xor_groups else np.zeros(0, dtype=int)
+    )
     group_rows = used.size + np.repeat(np.arange(len(xor_groups)), [len(g) for g in xor_groups])
     rows = np.concatenate([item_row[item_of_entry], group_rows])
     cols = np.concatenate([bid_of_entry, group_bids])
@@ -252,6 +287,17 @@ def _auction_problem(name: str, auction: Auction) -> Problem:
     matrix = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, n))
     matrix.sort_indices()
     row_names = tuple(f"item{i}" for i in used) + names("bidder", len(xor_groups))
-    return Problem(name=name, var_names=names("x", n), var_types=np.full(n, "B"), lower=np.zeros(n),
-                   upper=np.ones(n), objective=prices, objective_offset=0.0, sense="maximize", matrix=matrix,
-                   row_lower=np.full(m, -np.inf), row_upper=np.ones(m), row_names=row_names)
+    return Problem(
+        name=name,
+        var_names=names("x", n),
+        var_types=np.full(n, "B"),
+        lower=np.zeros(n),
+        upper=np.ones(n),
+        objective=prices,
+        objective_offset=0.0,
+        sense="maximize",
+        matrix=matrix,
+        row_lower=np.full(m, -np.inf),
+        row_upper=np.ones(m),
+        row_names=row_names,
+    )

@@ -3,6 +3,7 @@
 A graph is an ``(E, 2)`` array of edges ``(u, v)`` with ``u < v``, sorted, over nodes
 ``0, ..., n - 1``, following the generators of Gasse et al. (2019) and Ecole.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +32,7 @@ def erdos_renyi(n_nodes: int, affinity: float, rng: np.random.Generator) -> np.n
 
 
 def barabasi_albert(n_nodes: int, affinity: int, rng: np.random.Generator) -> np.ndarray:
-    """Barabási–Albert preferential attachment graph (Albert & Barabási 2002), as in Gasse et al. (2019).
+    """Barabási–Albert preferential attachment graph (Albert & Barabási 2002; Gasse et al. 2019).
 
     Node ``affinity`` joins all nodes before it (a star); every later node joins ``affinity``
     distinct earlier nodes drawn with probability proportional to their degree, which gives
@@ -46,7 +47,7 @@ def barabasi_albert(n_nodes: int, affinity: int, rng: np.random.Generator) -> np
     targets = np.empty(n_edges, dtype=np.int64)
     ends = np.empty(2 * n_edges, dtype=np.int64)
     sources[:m], targets[:m] = m, np.arange(m)
-    ends[:m], ends[m:2 * m] = np.arange(m), m
+    ends[:m], ends[m : 2 * m] = np.arange(m), m
     filled = m
     for node in range(m + 1, n_nodes):
         chosen: dict[int, None] = {}
@@ -56,8 +57,8 @@ def barabasi_albert(n_nodes: int, affinity: int, rng: np.random.Generator) -> np
                 if len(chosen) == m:
                     break
         picked = np.fromiter(chosen, dtype=np.int64, count=m)
-        sources[filled:filled + m], targets[filled:filled + m] = node, picked
-        ends[2 * filled:2 * filled + m], ends[2 * filled + m:2 * filled + 2 * m] = picked, node
+        sources[filled : filled + m], targets[filled : filled + m] = node, picked
+        ends[2 * filled : 2 * filled + m], ends[2 * filled + m : 2 * filled + 2 * m] = picked, node
         filled += m
     return _sorted_edges(sources, targets)
 
@@ -108,7 +109,7 @@ def greedy_clique_partition(n_nodes: int, edges: np.ndarray) -> np.ndarray:
 
 
 def _pair_from_index(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Invert ``k = i (i - 1) / 2 + j`` (``0 <= j < i``), the row-major order of the strict lower triangle."""
+    """Invert ``k = i (i - 1) / 2 + j`` (``0 <= j < i``): row-major order of the lower triangle."""
     i = np.floor((1.0 + np.sqrt(1.0 + 8.0 * k.astype(np.float64))) / 2.0).astype(np.int64)
     i -= i * (i - 1) // 2 > k
     i += (i + 1) * i // 2 <= k

@@ -1,4 +1,6 @@
-"""Maximum (weighted) independent set on random graphs, the MIS benchmark of Gasse et al. (2019) and CL-LNS.
+"""Maximum (weighted) independent set on random graphs.
+
+The MIS benchmark of Gasse et al. (2019) and CL-LNS::
 
     max  sum_v w_v x_v   s.t.  sum_{v in C} x_v <= 1 for every row C,   x binary,
 
@@ -6,6 +8,7 @@ where the rows are either the edges (``formulation="edge"``: ``x_u + x_v <= 1``,
 files) or a greedy partition of the nodes into cliques plus the edges no clique holds
 (``formulation="clique"``, Gasse et al. 2019): the same integer points, a tighter LP relaxation.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,7 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from instances.generators.graphs import GRAPH_MODELS, WEIGHTINGS, greedy_clique_partition, make_graph, node_weights
+from instances.generators.graphs import (
+    GRAPH_MODELS,
+    WEIGHTINGS,
+    greedy_clique_partition,
+    make_graph,
+    node_weights,
+)
 from instances.generators.validation import check_choice, check_count, check_range, names
 from lns.core.problem import Problem
 
@@ -49,25 +58,29 @@ class MISParams:
     def __post_init__(self):
         check_count("mis", "n_nodes", self.n_nodes, 2)
         check_choice("mis", "graph", self.graph, GRAPH_MODELS)
-        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert fewer earlier nodes
+        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert
+        # fewer earlier nodes
         most = (self.n_nodes - 1) / 2 if self.graph == "erdos_renyi" else self.n_nodes - 1
         check_range("mis", "affinity", self.affinity, 0.0, most, low_open=True)
         check_choice("mis", "formulation", self.formulation, FORMULATIONS)
         check_choice("mis", "weights", self.weights, WEIGHTINGS)
         if self.graph == "barabasi_albert" and float(self.affinity) != int(self.affinity):
-            raise ValueError(f"mis: affinity must be an integer for barabasi_albert, got {self.affinity!r}")
+            raise ValueError(
+                f"mis: affinity must be an integer for barabasi_albert, got {self.affinity!r}"
+            )
 
 
 PRESETS = {
-    # CL-LNS: Erdős–Rényi, 6000 nodes, affinity 4, edge formulation, unit weights (matches their released
-    # INDSET_ER_6000 files). Large: twice the nodes, our choice following the "double" rule used elsewhere.
+    # CL-LNS: Erdős–Rényi, 6000 nodes, affinity 4, edge formulation, unit weights (matches their
+    # released INDSET_ER_6000 files). Large: twice the nodes, our choice following the "double" rule
+    # used elsewhere.
     "small": MISParams(n_nodes=6000, graph="erdos_renyi", affinity=4.0),
     "large": MISParams(n_nodes=12000, graph="erdos_renyi", affinity=4.0),
 }
 
 
 def generate(params: MISParams, rng: np.random.Generator, name: str = "mis") -> Problem:
-    """One independent set instance: a binary variable per node, set-packing rows (see the module docstring).
+    """One independent set instance: a binary variable per node, set-packing rows (see above).
 
     Parameters
     ----------
@@ -84,13 +97,26 @@ def generate(params: MISParams, rng: np.random.Generator, name: str = "mis") -> 
     m = int(rows.max()) + 1 if rows.size else 0
     matrix = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, n))
     prefix = "e" if params.formulation == "edge" else "c"
-    return Problem(name=name, var_names=names("x", n), var_types=np.full(n, "B"), lower=np.zeros(n),
-                   upper=np.ones(n), objective=weights, objective_offset=0.0, sense="maximize", matrix=matrix,
-                   row_lower=np.full(m, -np.inf), row_upper=np.ones(m), row_names=names(prefix, m))
+    return Problem(
+        name=name,
+        var_names=names("x", n),
+        var_types=np.full(n, "B"),
+        lower=np.zeros(n),
+        upper=np.ones(n),
+        objective=weights,
+        objective_offset=0.0,
+        sense="maximize",
+        matrix=matrix,
+        row_lower=np.full(m, -np.inf),
+        row_upper=np.ones(m),
+        row_names=names(prefix, m),
+    )
 
 
-def _packing_rows(n_nodes: int, edges: np.ndarray, formulation: str) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column index of every nonzero: edges, or cliques (of two nodes or more) then uncovered edges."""
+def _packing_rows(
+    n_nodes: int, edges: np.ndarray, formulation: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of every nonzero: edges, or cliques (two nodes or more), uncovered edges."""
     edge_rows = np.repeat(np.arange(len(edges)), 2)
     if formulation == "edge":
         return edge_rows, edges.ravel()
@@ -102,5 +128,7 @@ def _packing_rows(n_nodes: int, edges: np.ndarray, formulation: str) -> tuple[np
     clique_row = np.cumsum(size >= 2) - 1
     loose = edges[clique_of[edges[:, 0]] != clique_of[edges[:, 1]]]
     n_cliques = int((size >= 2).sum())
-    rows = np.concatenate([clique_row[clique_of[clique_nodes]], n_cliques + np.repeat(np.arange(len(loose)), 2)])
+    rows = np.concatenate(
+        [clique_row[clique_of[clique_nodes]], n_cliques + np.repeat(np.arange(len(loose)), 2)]
+    )
     return rows, np.concatenate([clique_nodes, loose.ravel()])

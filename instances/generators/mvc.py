@@ -1,7 +1,10 @@
-"""Minimum weighted vertex cover on Barabási–Albert graphs, the MVC benchmark of Song et al. (2020) and CL-LNS.
+"""Minimum weighted vertex cover on Barabási–Albert graphs.
 
-    min  sum_v w_v x_v   s.t.  x_u + x_v >= 1 for every edge (u, v),   x binary.
+The MVC benchmark of Song et al. (2020) and CL-LNS:
+
+min  sum_v w_v x_v   s.t.  x_u + x_v >= 1 for every edge (u, v),   x binary.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,7 +29,8 @@ class MVCParams:
         Barabási–Albert attachment: each new node joins this many earlier nodes, so there are
         about ``affinity * n_nodes`` edges (= constraints). CL-LNS's "average degree 70" is this 70.
     graph : {"barabasi_albert", "erdos_renyi"}
-        Graph model; for Erdős–Rényi the edge probability is ``2 affinity / (n - 1)`` (same edge count).
+        Graph model; for Erdős–Rényi the edge probability is ``2 affinity / (n - 1)`` (same edge
+        count).
     weights : {"uniform", "unit"}
         Node weights U(0, 1) (as in the LB-RELAX/CL-LNS notes, ``shared/PAPERS.md``) or all 1.
     """
@@ -41,16 +45,19 @@ class MVCParams:
         check_choice("mvc", "graph", self.graph, GRAPH_MODELS)
         check_choice("mvc", "weights", self.weights, WEIGHTINGS)
         check_count("mvc", "affinity", self.affinity)
-        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert fewer earlier nodes
+        # Erdős–Rényi needs an edge probability 2 affinity / (n - 1) <= 1; Barabási–Albert
+        # fewer earlier nodes
         most = (self.n_nodes - 1) / 2 if self.graph == "erdos_renyi" else self.n_nodes - 1
         if self.affinity > most:
-            raise ValueError(f"mvc: affinity must be at most {most:g} for {self.n_nodes} nodes and graph "
-                             f"'{self.graph}', got {self.affinity}")
+            raise ValueError(
+                f"mvc: affinity must be at most {most:g} for {self.n_nodes} nodes and graph "
+                f"'{self.graph}', got {self.affinity}"
+            )
 
 
 PRESETS = {
-    # CL-LNS / Song et al. (2020): 1000 nodes, affinity 70 (small) and 2000 nodes (large, as PAPERS.md says;
-    # the large size is unverified against the paper text).
+    # CL-LNS / Song et al. (2020): 1000 nodes, affinity 70 (small) and 2000 nodes (large, as
+    # PAPERS.md says; the large size is unverified against the paper text).
     "small": MVCParams(n_nodes=1000, affinity=70),
     "large": MVCParams(n_nodes=2000, affinity=70),
 }
@@ -70,7 +77,20 @@ def generate(params: MVCParams, rng: np.random.Generator, name: str = "mvc") -> 
     edges = make_graph(params.graph, params.n_nodes, params.affinity, rng)
     weights = node_weights(params.weights, params.n_nodes, rng)
     n, m = params.n_nodes, len(edges)
-    matrix = sp.csr_matrix((np.ones(2 * m), edges.ravel(), np.arange(0, 2 * m + 1, 2)), shape=(m, n))
-    return Problem(name=name, var_names=names("x", n), var_types=np.full(n, "B"), lower=np.zeros(n),
-                   upper=np.ones(n), objective=weights, objective_offset=0.0, sense="minimize", matrix=matrix,
-                   row_lower=np.ones(m), row_upper=np.full(m, np.inf), row_names=names("e", m))
+    matrix = sp.csr_matrix(
+        (np.ones(2 * m), edges.ravel(), np.arange(0, 2 * m + 1, 2)), shape=(m, n)
+    )
+    return Problem(
+        name=name,
+        var_names=names("x", n),
+        var_types=np.full(n, "B"),
+        lower=np.zeros(n),
+        upper=np.ones(n),
+        objective=weights,
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=matrix,
+        row_lower=np.ones(m),
+        row_upper=np.full(m, np.inf),
+        row_names=names("e", m),
+    )

@@ -1,9 +1,11 @@
 """The problem classes by name, with their parameter types and presets."""
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -32,12 +34,15 @@ class ProblemClass:
 
     name: str
     description: str
-    params_type: type
+    params_type: type[Any]
     generate: Callable[[Any, np.random.Generator, str], Problem]
     presets: Mapping[str, Any]
 
     def params(self, size: str = "small", **overrides) -> Any:
-        """The preset ``size`` with some fields replaced; unknown sizes and fields raise :class:`UnknownNameError`."""
+        """The preset ``size`` with some fields replaced.
+
+        Unknown sizes and fields raise :class:`UnknownNameError`.
+        """
         if size not in self.presets:
             raise UnknownNameError(f"{self.name} size", size, self.presets)
         fields = {field.name for field in dataclasses.fields(self.params_type)}
@@ -47,17 +52,40 @@ class ProblemClass:
         return dataclasses.replace(self.presets[size], **overrides)
 
 
-CLASSES = {c.name: c for c in (
-    ProblemClass("mvc", "minimum weighted vertex cover, Barabási–Albert graphs", mvc.MVCParams, mvc.generate,
-                 mvc.PRESETS),
-    ProblemClass("mis", "maximum independent set, Erdős–Rényi or Barabási–Albert graphs", mis.MISParams,
-                 mis.generate, mis.PRESETS),
-    ProblemClass("sc", "set cover (Balas & Ho 1980)", sc.SCParams, sc.generate, sc.PRESETS),
-    ProblemClass("ca", "combinatorial auction, arbitrary relationships (Leyton-Brown et al. 2000)", ca.CAParams,
-                 ca.generate, ca.PRESETS),
-    ProblemClass("cfl", "capacitated facility location (Cornuéjols et al. 1991)", cfl.CFLParams, cfl.generate,
-                 cfl.PRESETS),
-)}
+CLASSES = {
+    c.name: c
+    for c in (
+        ProblemClass(
+            "mvc",
+            "minimum weighted vertex cover, Barabási–Albert graphs",
+            mvc.MVCParams,
+            mvc.generate,
+            mvc.PRESETS,
+        ),
+        ProblemClass(
+            "mis",
+            "maximum independent set, Erdős–Rényi or Barabási–Albert graphs",
+            mis.MISParams,
+            mis.generate,
+            mis.PRESETS,
+        ),
+        ProblemClass("sc", "set cover (Balas & Ho 1980)", sc.SCParams, sc.generate, sc.PRESETS),
+        ProblemClass(
+            "ca",
+            "combinatorial auction, arbitrary relationships (Leyton-Brown et al. 2000)",
+            ca.CAParams,
+            ca.generate,
+            ca.PRESETS,
+        ),
+        ProblemClass(
+            "cfl",
+            "capacitated facility location (Cornuéjols et al. 1991)",
+            cfl.CFLParams,
+            cfl.generate,
+            cfl.PRESETS,
+        ),
+    )
+}
 
 
 def problem_class(name: str) -> ProblemClass:

@@ -1,11 +1,14 @@
 """Vectorised sampling of distinct values, shared by the generators."""
+
 from __future__ import annotations
 
 import numpy as np
 
 
-def distinct_subsets(sizes: np.ndarray, population: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Draw, for every group ``g``, a uniform random subset of ``sizes[g]`` distinct values of ``range(population)``.
+def distinct_subsets(
+    sizes: np.ndarray, population: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each group ``g``, a uniform random subset of ``sizes[g]`` items of ``range(population)``.
 
     Each group's values are drawn with replacement, and as many as were repeated are drawn again
     until none is; the process is symmetric in the labels of the population, so the resulting
@@ -33,13 +36,22 @@ def distinct_subsets(sizes: np.ndarray, population: int, rng: np.random.Generato
     complement = sizes > population // 2
     drawn = np.where(complement, population - sizes, sizes)
     if sizes.size * population >= 2**62:
-        raise ValueError(f"{sizes.size} groups of a population of {population} overflow the int64 keys")
+        raise ValueError(
+            f"{sizes.size} groups of a population of {population} overflow the int64 keys"
+        )
     keys = np.zeros(0, dtype=np.int64)
     missing = drawn
     while missing.any():
         groups = np.repeat(np.arange(sizes.size, dtype=np.int64), missing)
-        keys = _sorted_unique(np.concatenate(
-            [keys, groups * population + rng.integers(population, size=groups.size, dtype=np.int64)]))
+        keys = _sorted_unique(
+            np.concatenate(
+                [
+                    keys,
+                    groups * population
+                    + rng.integers(population, size=groups.size, dtype=np.int64),
+                ]
+            )
+        )
         missing = drawn - np.bincount(keys // population, minlength=sizes.size)
     groups, values = np.divmod(keys, population)
     if not complement.any():
@@ -56,6 +68,6 @@ def distinct_subsets(sizes: np.ndarray, population: int, rng: np.random.Generato
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:
-    """``np.unique`` by sorting: numpy 2.4's ``np.unique`` is some fifty times slower on large int arrays."""
+    """``np.unique`` by sorting: numpy 2.4's is some fifty times slower on large int arrays."""
     values = np.sort(values)
     return values[np.concatenate([[True], values[1:] != values[:-1]])] if values.size else values

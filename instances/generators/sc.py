@@ -1,10 +1,11 @@
-"""Set cover (Balas & Ho 1980), generated as in Gasse et al. (2019) and Ecole's ``SetCoverGenerator``.
+"""Set cover (Balas & Ho 1980), as in Gasse et al. (2019) and Ecole's ``SetCoverGenerator``.
 
     min  sum_j c_j x_j   s.t.  sum_{j covers i} x_j >= 1 for every row i,   x binary.
 
 The matrix has ``floor(rows * cols * density)`` nonzeros; every column covers at least two rows
 and every row is covered by at least one column, so every instance is feasible.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,9 +46,12 @@ class SCParams:
         check_count("sc", "max_cost", self.max_cost)
         needed = max(2 * self.n_cols, self.n_rows)
         if self.n_nonzeros < needed:
-            raise ValueError(f"sc: density {self.density} gives {self.n_nonzeros} nonzeros; every column needs two "
-                             f"rows and every row a column, so at least {needed} (density >= "
-                             f"{needed / (self.n_rows * self.n_cols):.4g})")
+            raise ValueError(
+                f"sc: density {self.density} gives {self.n_nonzeros} nonzeros; every column needs "
+                "two "
+                f"rows and every row a column, so at least {needed} (density >= "
+                f"{needed / (self.n_rows * self.n_cols):.4g})"
+            )
 
     @property
     def n_nonzeros(self) -> int:
@@ -55,9 +59,9 @@ class SCParams:
 
 
 PRESETS = {
-    # CL-LNS / LB-RELAX: 5000 constraints x 4000 variables. Density 0.05 and costs 1..100 are Gasse et al.'s
-    # values (the papers' density is not stated in our notes: our choice). Large: both dimensions doubled
-    # (our choice, like the other classes' large sets).
+    # CL-LNS / LB-RELAX: 5000 constraints x 4000 variables. Density 0.05 and costs 1..100 are Gasse
+    # et al.'s values (the papers' density is not stated in our notes: our choice). Large: both
+    # dimensions doubled (our choice, like the other classes' large sets).
     "small": SCParams(n_rows=5000, n_cols=4000, density=0.05, max_cost=100),
     "large": SCParams(n_rows=10000, n_cols=8000, density=0.05, max_cost=100),
 }
@@ -92,10 +96,21 @@ def generate(params: SCParams, rng: np.random.Generator, name: str = "sc") -> Pr
         rows[m:end] = rng.choice(free, size=end - m, replace=False)
         straddling += 1
     groups, values = distinct_subsets(col_size[straddling:], m, rng)
-    rows[indptr[straddling]:] = values
+    rows[indptr[straddling] :] = values
     costs = rng.integers(1, params.max_cost, endpoint=True, size=n).astype(float)
     matrix = sp.csc_matrix((np.ones(rows.size), rows, indptr), shape=(m, n)).tocsr()
     matrix.sort_indices()
-    return Problem(name=name, var_names=names("x", n), var_types=np.full(n, "B"), lower=np.zeros(n),
-                   upper=np.ones(n), objective=costs, objective_offset=0.0, sense="minimize", matrix=matrix,
-                   row_lower=np.ones(m), row_upper=np.full(m, np.inf), row_names=names("r", m))
+    return Problem(
+        name=name,
+        var_names=names("x", n),
+        var_types=np.full(n, "B"),
+        lower=np.zeros(n),
+        upper=np.ones(n),
+        objective=costs,
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=matrix,
+        row_lower=np.ones(m),
+        row_upper=np.full(m, np.inf),
+        row_names=names("r", m),
+    )

@@ -1,4 +1,5 @@
-"""Checks of generator parameters: each failure is a ``ValueError`` naming the parameter and its value."""
+"""Checks of generator parameters: a failure is a ``ValueError`` naming the parameter and value."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,13 +11,22 @@ def check_count(owner: str, name: str, value, minimum: int = 1) -> None:
         raise ValueError(f"{owner}: {name} must be an integer >= {minimum}, got {value!r}")
 
 
-def check_range(owner: str, name: str, value, low: float, high: float,
-                low_open: bool = False, high_open: bool = False) -> None:
+def check_range(
+    owner: str,
+    name: str,
+    value,
+    low: float,
+    high: float,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> None:
     """``value`` is a real number in the interval from ``low`` to ``high`` (open where said)."""
     valid = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     if valid:
         value = float(value)
-        valid = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
+        valid = (value > low if low_open else value >= low) and (
+            value < high if high_open else value <= high
+        )
     if not valid:
         interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
         raise ValueError(f"{owner}: {name} must be a number in {interval}, got {value!r}")

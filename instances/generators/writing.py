@@ -1,4 +1,5 @@
 """Writing a set of generated instances and its manifest, reproducibly."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,7 +15,7 @@ MANIFEST = "manifest.json"
 
 
 def instance_rng(seed: int, index: int) -> np.random.Generator:
-    """The generator of instance ``index`` of the set seeded ``seed``: ``SeedSequence([seed, index])``.
+    """The generator of instance ``index``, set seed ``seed``: ``SeedSequence([seed, index])``.
 
     Each instance depends on ``(seed, index)`` only, so a set can be extended, or one instance
     regenerated, without producing the others.
@@ -24,8 +25,16 @@ def instance_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, index]))
 
 
-def write_set(problem: str, params, n: int, seed: int, out_dir: str | Path, prefix: str,
-              start: int = 0, size: str | None = None) -> dict:
+def write_set(
+    problem: str,
+    params,
+    n: int,
+    seed: int,
+    out_dir: str | Path,
+    prefix: str,
+    start: int = 0,
+    size: str | None = None,
+) -> dict:
     """Generate instances ``start, ..., start + n - 1`` of a class into ``out_dir`` with a manifest.
 
     Files are named ``{prefix}_{index:04d}.mps.gz``; the manifest (``manifest.json``) records the
@@ -58,7 +67,10 @@ def write_set(problem: str, params, n: int, seed: int, out_dir: str | Path, pref
     """
     cls = problem_class(problem)
     if not isinstance(params, cls.params_type):
-        raise TypeError(f"params for '{problem}' must be {cls.params_type.__name__}, got {type(params).__name__}")
+        raise TypeError(
+            f"params for '{problem}' must be {cls.params_type.__name__}, "
+            f"got {type(params).__name__}"
+        )
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     if start < 0:
@@ -71,10 +83,25 @@ def write_set(problem: str, params, n: int, seed: int, out_dir: str | Path, pref
         instance = cls.generate(params, instance_rng(seed, index), name)
         path = instance.write(out_dir / f"{name}.mps.gz")
         content = path.read_bytes()
-        instances.append({"name": name, "file": path.name, "index": index, "n_vars": instance.n_vars,
-                          "n_rows": instance.n_rows, "n_nonzeros": int(instance.matrix.nnz),
-                          "bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()})
-    manifest = {"problem": problem, "size": size, "seed": seed, "params": dataclasses.asdict(params),
-                "seeding": "numpy.random.SeedSequence([seed, index])", "instances": instances}
+        instances.append(
+            {
+                "name": name,
+                "file": path.name,
+                "index": index,
+                "n_vars": instance.n_vars,
+                "n_rows": instance.n_rows,
+                "n_nonzeros": int(instance.matrix.nnz),
+                "bytes": len(content),
+                "sha256": hashlib.sha256(content).hexdigest(),
+            }
+        )
+    manifest = {
+        "problem": problem,
+        "size": size,
+        "seed": seed,
+        "params": dataclasses.asdict(params),
+        "seeding": "numpy.random.SeedSequence([seed, index])",
+        "instances": instances,
+    }
     (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest

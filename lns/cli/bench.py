@@ -7,9 +7,11 @@ Sequential by default; ``--multirun`` runs the shards of the matrix (``shard`` i
 job per value. Finished runs are skipped, and so are runs another live process is running, so
 any of these can be rerun to resume, even beside a run still going.
 """
+
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -22,18 +24,35 @@ log = logging.getLogger("lns")
 
 @hydra_app("lns-bench", "bench")
 def main(cfg: DictConfig) -> None:
-    container = OmegaConf.to_container(cfg, resolve=True)
-    specs = compose_matrix(container["instances"], container["methods"], container["seeds"], cfg.time_limit,
-                           instance_set=cfg.name, method_options=container["method_options"],
-                           lns_options=container["lns"])
+    container = cast(dict, OmegaConf.to_container(cfg, resolve=True))  # the root is a mapping
+    specs = compose_matrix(
+        container["instances"],
+        container["methods"],
+        container["seeds"],
+        cfg.time_limit,
+        instance_set=cfg.name,
+        method_options=container["method_options"],
+        lns_options=container["lns"],
+    )
     part = shard(specs, cfg.shard, cfg.shards)
     store = BenchStore(cfg.results_dir)
-    log.info("%s: %d runs in the matrix, %d in shard %d/%d, results in %s", cfg.name, len(specs), len(part),
-             cfg.shard, cfg.shards, store.root)
-    summary = run_matrix(part, store, isolate=cfg.isolate, retry_failed=cfg.retry_failed, kill_grace=cfg.kill_grace)
-    print(f"lns-bench: {cfg.name} shard {cfg.shard}/{cfg.shards}: {summary.ran} runs done "
-          f"({summary.failed} failed, {summary.skipped} skipped), {summary.resumed} found done, "
-          f"{summary.busy} running elsewhere; report: lns-report results_dir={store.root}")
+    log.info(
+        "%s: %d runs in the matrix, %d in shard %d/%d, results in %s",
+        cfg.name,
+        len(specs),
+        len(part),
+        cfg.shard,
+        cfg.shards,
+        store.root,
+    )
+    summary = run_matrix(
+        part, store, isolate=cfg.isolate, retry_failed=cfg.retry_failed, kill_grace=cfg.kill_grace
+    )
+    print(
+        f"lns-bench: {cfg.name} shard {cfg.shard}/{cfg.shards}: {summary.ran} runs done "
+        f"({summary.failed} failed, {summary.skipped} skipped), {summary.resumed} found done, "
+        f"{summary.busy} running elsewhere; report: lns-report results_dir={store.root}"
+    )
 
 
 if __name__ == "__main__":

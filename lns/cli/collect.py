@@ -1,9 +1,11 @@
-"""``lns-collect``: expert data for CL-LNS (Local Branching samples), one file per instance, resumable."""
+"""``lns-collect``: CL-LNS expert data (Local Branching samples), a file per instance, resumable."""
+
 from __future__ import annotations
 
 import glob
 import logging
 from pathlib import Path
+from typing import cast
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -37,10 +39,14 @@ def main(cfg: DictConfig) -> None:
     torch.set_num_threads(1)
     if not 0 <= cfg.shard < cfg.shards:
         raise ValueError(f"shard must be in [0, shards={cfg.shards}), got {cfg.shard}")
-    files = instance_paths(cfg.instances)[cfg.shard::cfg.shards]
-    config = CollectConfig(**OmegaConf.to_container(cfg.collect_limits, resolve=True))
+    files = instance_paths(cfg.instances)[cfg.shard :: cfg.shards]
+    limits = cast(dict, OmegaConf.to_container(cfg.collect_limits, resolve=True))  # a mapping node
+    config = CollectConfig(**limits)
     written = collect_files(files, cfg.out_dir, config, seed=cfg.seed)
-    print(f"lns-collect: {len(written)} new instance files in {cfg.out_dir} ({len(files) - len(written)} already there)")
+    print(
+        f"lns-collect: {len(written)} new instance files in {cfg.out_dir} "
+        f"({len(files) - len(written)} already there)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """What every command-line app shares: the config folder (with its generated configs, see
 :mod:`configs.generated`) and one-line errors, for a failing task and for a bad override."""
+
 from __future__ import annotations
 
 import difflib
@@ -73,7 +74,11 @@ def override_problem(config_name: str, args: list[str]) -> str | None:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except HydraException as error:
         return _first_line(error)
-    single = [text for text, override in zip(overrides, parsed) if not override.is_sweep_override()]
+    single = [
+        text
+        for text, override in zip(overrides, parsed, strict=True)
+        if not override.is_sweep_override()
+    ]
     try:
         cfg = _compose(config_name, single)
     except (HydraException, OmegaConfBaseException) as error:
@@ -115,7 +120,7 @@ def _unknown_option(cfg: DictConfig, key: str) -> str | None:
     if _has(cfg, key):
         return None
     parts = key.split(".")
-    depth = next(i for i in range(len(parts)) if not _has(cfg, ".".join(parts[:i + 1])))
+    depth = next(i for i in range(len(parts)) if not _has(cfg, ".".join(parts[: i + 1])))
     parent, leaf = ".".join(parts[:depth]), parts[depth]
     node = OmegaConf.select(cfg, parent, throw_on_resolution_failure=False) if parent else cfg
     names = [str(name) for name in node] if isinstance(node, DictConfig) else []

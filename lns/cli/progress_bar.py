@@ -1,4 +1,5 @@
 """A one-line live progress bar over the time budget, for terminals."""
+
 from __future__ import annotations
 
 import sys
@@ -9,9 +10,15 @@ from lns.core.result import Callback, Improvement, IterationRecord
 
 
 class ProgressBar(Callback):
-    """Redraws ``[####....]  12.3/60s  best 28249  gap 6.6%  it 155  k 3598`` at most 10 times a second."""
+    """Redraws ``[####....]  12.3/60s  best 28249  gap 6.6%  it 155  k 3598``, 10 times a second."""
 
-    def __init__(self, time_limit: float | None, optimum: float | None = None, stream=sys.stderr, width: int = 30):
+    def __init__(
+        self,
+        time_limit: float | None,
+        optimum: float | None = None,
+        stream=sys.stderr,
+        width: int = 30,
+    ):
         self.time_limit = time_limit
         self.optimum = optimum
         self.stream = stream
@@ -31,7 +38,7 @@ class ProgressBar(Callback):
         self._draw()
 
     def filter(self, record) -> bool:
-        """A ``logging`` filter: wipe the bar's line so that a log line printed next stands alone."""
+        """A ``logging`` filter: wipe the bar's line so that the next log line stands alone."""
         self.stream.write("\r\x1b[K")
         self.stream.flush()
         self._drawn = 0.0
@@ -50,11 +57,16 @@ class ProgressBar(Callback):
         elapsed = now - self.started
         if self.time_limit:
             filled = min(self.width, int(self.width * elapsed / self.time_limit))
-            bar = f"[{'#' * filled}{'.' * (self.width - filled)}] {elapsed:6.1f}/{self.time_limit:g}s"
+            bar = (
+                f"[{'#' * filled}{'.' * (self.width - filled)}] {elapsed:6.1f}/{self.time_limit:g}s"
+            )
         else:
             bar = f"{elapsed:6.1f}s"
         best = "none" if self.best is None else f"{self.best:.10g}"
-        gap = "" if self.optimum is None or self.best is None else \
-            f"  gap {100 * primal_gap(self.best, self.optimum):.2f}%"
+        gap = (
+            ""
+            if self.optimum is None or self.best is None
+            else f"  gap {100 * primal_gap(self.best, self.optimum):.2f}%"
+        )
         self.stream.write(f"\r{bar}  best {best}{gap}  it {self.iteration}  k {self.size}   ")
         self.stream.flush()

@@ -5,9 +5,11 @@ into a clean stop that keeps the best solution. Before it (Python's imports, Hyd
 config composition, loading a selector) there is nothing to keep, and Python's defaults
 would print a ``KeyboardInterrupt`` traceback (SIGINT) or end silently (SIGTERM, SIGHUP).
 """
+
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import signal
 import sys
@@ -46,7 +48,7 @@ def running_as(app: str, module: str) -> bool:
     (``sys.orig_argv``) tells.
     """
     command = getattr(sys, "orig_argv", [])
-    as_module = any(flag == "-m" and name == module for flag, name in zip(command, command[1:]))
+    as_module = any(flag == "-m" and name == module for flag, name in itertools.pairwise(command))
     return as_module or (bool(sys.argv) and Path(sys.argv[0]).name == app)
 
 

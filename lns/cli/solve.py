@@ -1,4 +1,5 @@
 """``lns-solve``: improve one instance under a budget; every option is a Hydra override."""
+
 from __future__ import annotations
 
 import logging
@@ -28,31 +29,54 @@ def main(cfg: DictConfig) -> None:
     options = OmegaConf.to_container(cfg.lns, resolve=True) if cfg.method != "cpsat" else {}
     show_bar = cfg.progress == "bar" or (cfg.progress == "auto" and sys.stderr.isatty())
     bar = ProgressBar(cfg.time_limit, optimum) if show_bar else None
-    handlers = [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)] if bar else []
+    handlers = (
+        [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)]
+        if bar
+        else []
+    )
     for handler in handlers:
         handler.addFilter(bar)
     try:
-        result = solve(instance, selector, method=cfg.method, time_limit=cfg.time_limit,
-                       iteration_limit=cfg.iteration_limit, seed=cfg.seed, initial_solution=cfg.initial_solution,
-                       out=cfg.out, optimum=optimum, callbacks=[bar] if bar else None,
-                       workers=cfg.workers, **options)
+        result = solve(
+            instance,
+            selector,
+            method=cfg.method,
+            time_limit=cfg.time_limit,
+            iteration_limit=cfg.iteration_limit,
+            seed=cfg.seed,
+            initial_solution=cfg.initial_solution,
+            out=cfg.out,
+            optimum=optimum,
+            callbacks=[bar] if bar else None,
+            workers=cfg.workers,
+            **options,
+        )
     finally:
         for handler in handlers:
             handler.removeFilter(bar)
         if bar:
             bar.close()
-    lines = [f"instance     {result.instance}",
-             f"method       {result.method}" + (f" ({result.selector})" if result.selector else "")
-             + (f", {len(result.workers)} workers" if result.workers else ""),
-             f"status       {result.status} ({result.stop_reason})",
-             f"objective    {result.objective}"]
+    lines = [
+        f"instance     {result.instance}",
+        f"method       {result.method}"
+        + (f" ({result.selector})" if result.selector else "")
+        + (f", {len(result.workers)} workers" if result.workers else ""),
+        f"status       {result.status} ({result.stop_reason})",
+        f"objective    {result.objective}",
+    ]
     if optimum is not None and result.objective is not None:
-        lines.append(f"primal gap   {100 * primal_gap(result.objective, optimum):.4f}% (optimum {optimum:g})")
-    lines += [f"time         {result.runtime:.2f}s, {len(result.iterations)} iterations, "
-              f"{len(result.trajectory)} improvements"]
+        lines.append(
+            f"primal gap   {100 * primal_gap(result.objective, optimum):.4f}% (optimum {optimum:g})"
+        )
+    lines += [
+        f"time         {result.runtime:.2f}s, {len(result.iterations)} iterations, "
+        f"{len(result.trajectory)} improvements"
+    ]
     if result.feasibility is not None:
-        lines.append(f"feasible     {result.feasibility.feasible} (max row violation "
-                     f"{result.feasibility.max_row_violation:.2e})")
+        lines.append(
+            f"feasible     {result.feasibility.feasible} (max row violation "
+            f"{result.feasibility.max_row_violation:.2e})"
+        )
     if cfg.out and result.x is not None:
         lines.append(f"solution     {cfg.out}")
     print("\n".join(lines))

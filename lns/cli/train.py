@@ -1,4 +1,5 @@
 """``lns-train``: train the CL-LNS policy on collected samples; keeps the best checkpoint by validation loss."""
+
 from __future__ import annotations
 
 import hydra
@@ -16,15 +17,28 @@ def main(cfg: DictConfig) -> None:
 
     torch.set_num_threads(cfg.threads)
     data = [cfg.data] if isinstance(cfg.data, str) else list(cfg.data)
-    config = TrainConfig(epochs=cfg.epochs, batch_size=cfg.batch_size, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                         loss=cfg.loss, temperature=cfg.temperature, validation_fraction=cfg.validation_fraction,
-                         select_by=cfg.select_by, problem_class=cfg.problem_class,
-                         seed=cfg.seed, model=OmegaConf.to_container(cfg.model, resolve=True))
-    result = train(data, cfg.checkpoint, config, log_csv=cfg.curves, tensorboard_dir=cfg.tensorboard)
-    print(f"lns-train: {result['train_samples']} training / {result['validation_samples']} validation samples, "
-          f"best epoch {result['best_epoch']} (validation loss {result['best_validation_loss']:.4f}, "
-          f"recall {result['best_validation_recall']:.3f}) in "
-          f"{result['train_time']:.1f}s -> {cfg.checkpoint}")
+    config = TrainConfig(
+        epochs=cfg.epochs,
+        batch_size=cfg.batch_size,
+        lr=cfg.lr,
+        weight_decay=cfg.weight_decay,
+        loss=cfg.loss,
+        temperature=cfg.temperature,
+        validation_fraction=cfg.validation_fraction,
+        select_by=cfg.select_by,
+        problem_class=cfg.problem_class,
+        seed=cfg.seed,
+        model=OmegaConf.to_container(cfg.model, resolve=True),
+    )
+    result = train(
+        data, cfg.checkpoint, config, log_csv=cfg.curves, tensorboard_dir=cfg.tensorboard
+    )
+    print(
+        f"lns-train: {result['train_samples']} training / {result['validation_samples']} validation samples, "
+        f"best epoch {result['best_epoch']} (validation loss {result['best_validation_loss']:.4f}, "
+        f"recall {result['best_validation_recall']:.3f}) in "
+        f"{result['train_time']:.1f}s -> {cfg.checkpoint}"
+    )
 
 
 if __name__ == "__main__":

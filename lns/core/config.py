@@ -1,4 +1,5 @@
 """Settings of the LNS loop: one dataclass, the single source of its fields and defaults."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -80,35 +81,59 @@ class LNSConfig:
 
     def __post_init__(self):
         fraction, limit = "expected a fraction in (0, 1]", "expected -1 (none) or an integer >= 1"
-        check_real("initial_fraction", self.initial_fraction, fraction, low=0, low_open=True,
-                   high=1)
+        check_real(
+            "initial_fraction", self.initial_fraction, fraction, low=0, low_open=True, high=1
+        )
         check_real("growth", self.growth, "expected a finite factor >= 1", low=1)
         check_real("max_fraction", self.max_fraction, fraction, low=0, low_open=True, high=1)
-        check_real("shrink", self.shrink, "expected a factor in (0, 1], or None (never shrink)",
-                   low=0, low_open=True, high=1, none_ok=True)
+        check_real(
+            "shrink",
+            self.shrink,
+            "expected a factor in (0, 1], or None (never shrink)",
+            low=0,
+            low_open=True,
+            high=1,
+            none_ok=True,
+        )
         check_integer("min_size", self.min_size, "expected an integer >= 1", low=1)
-        check_real("iteration_time_limit", self.iteration_time_limit,
-                   "expected finite seconds > 0", low=0, low_open=True)
+        check_real(
+            "iteration_time_limit",
+            self.iteration_time_limit,
+            "expected finite seconds > 0",
+            low=0,
+            low_open=True,
+        )
         check_integer("iteration_node_limit", self.iteration_node_limit, limit, low=1, also=(-1,))
-        check_real("initial_time_limit", self.initial_time_limit,
-                   "expected finite seconds > 0, or None (the whole budget)",
-                   low=0, low_open=True, none_ok=True)
-        check_integer("initial_solution_limit", self.initial_solution_limit, limit, low=1,
-                      also=(-1,))
+        check_real(
+            "initial_time_limit",
+            self.initial_time_limit,
+            "expected finite seconds > 0, or None (the whole budget)",
+            low=0,
+            low_open=True,
+            none_ok=True,
+        )
+        check_integer(
+            "initial_solution_limit", self.initial_solution_limit, limit, low=1, also=(-1,)
+        )
         if isinstance(self.start, str) and self.start not in STARTS:
             raise UnknownNameError("start", self.start, STARTS)
         if not isinstance(self.start, str) and not callable(self.start):
-            raise InvalidArgumentError(f"start={self.start!r} is invalid: expected one of "
-                                       f"{list(STARTS)} or a start strategy (lns.core.start)")
-        check_real("start_stall_floor", self.start_stall_floor, "expected finite seconds >= 0",
-                   low=0)
-        check_real("start_stall_factor", self.start_stall_factor,
-                   "expected a finite factor >= 0", low=0)
-        check_real("start_max_share", self.start_max_share, fraction, low=0, low_open=True,
-                   high=1)
+            raise InvalidArgumentError(
+                f"start={self.start!r} is invalid: expected one of "
+                f"{list(STARTS)} or a start strategy (lns.core.start)"
+            )
+        check_real(
+            "start_stall_floor", self.start_stall_floor, "expected finite seconds >= 0", low=0
+        )
+        check_real(
+            "start_stall_factor", self.start_stall_factor, "expected a finite factor >= 0", low=0
+        )
+        check_real("start_max_share", self.start_max_share, fraction, low=0, low_open=True, high=1)
         check_integer("history_length", self.history_length, "expected an integer >= 0", low=0)
         check_integer("max_failures", self.max_failures, "expected an integer >= 1", low=1)
         check_real("improvement_tol", self.improvement_tol, "expected a finite number >= 0", low=0)
         if self.scip_params is not None and not isinstance(self.scip_params, Mapping):
-            raise InvalidArgumentError(f"scip_params={self.scip_params!r} is invalid: expected a "
-                                       f"dict of SCIP parameters, or None")
+            raise InvalidArgumentError(
+                f"scip_params={self.scip_params!r} is invalid: expected a "
+                f"dict of SCIP parameters, or None"
+            )

@@ -6,6 +6,7 @@ time limit and offers every solution it reports to the run's
 keeps the trajectory; ``solve(..., method="cpsat")`` builds the same
 :class:`lns.core.result.Result` from it as for LNS and plain SCIP.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -21,8 +22,14 @@ from lns.core.interrupt import active_guard
 from lns.core.stop import StopReason
 
 
-def solve_cpsat(incumbent: Incumbent, *, time_limit: float, seed: int, num_workers: int = 2,
-                max_scale_exponent: int = 6) -> tuple[StopReason, float | None]:
+def solve_cpsat(
+    incumbent: Incumbent,
+    *,
+    time_limit: float,
+    seed: int,
+    num_workers: int = 2,
+    max_scale_exponent: int = 6,
+) -> tuple[StopReason, float | None]:
     """Solve ``incumbent.problem`` with CP-SAT, offering each solution to ``incumbent``.
 
     Parameters
@@ -60,7 +67,7 @@ def solve_cpsat(incumbent: Incumbent, *, time_limit: float, seed: int, num_worke
     problem = incumbent.problem
     built = build_cpsat_model(problem, max_scale_exponent)
     if incumbent.x is not None:
-        for variable, value in zip(built.variables, incumbent.x):
+        for variable, value in zip(built.variables, incumbent.x, strict=True):
             built.model.add_hint(variable, int(round(value)))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = num_workers
@@ -109,4 +116,3 @@ def _recorder(cp_model, variables: list, incumbent: Incumbent):
             incumbent.offer(x, found, -1, 0, "cpsat")
 
     return Recorder()
-

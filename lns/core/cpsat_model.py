@@ -13,14 +13,19 @@ References
 ----------
 L. Perron, F. Didier. CP-SAT, OR-Tools (https://developers.google.com/optimization).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from lns.core.errors import UnsupportedProblemError
 from lns.core.problem import Problem
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 #: CP-SAT works on int64; keep every bound and scaled coefficient well inside it.
 MAX_ABS_VALUE = 2.0**53
@@ -41,7 +46,7 @@ class CpsatModel:
         The CP-SAT objective is ``objective_scale * (c x)``; 1.0 when it keeps float coefficients.
     """
 
-    model: object
+    model: cp_model.CpModel
     variables: list
     objective_scale: float
 
@@ -50,7 +55,9 @@ def _power_of_ten(values: np.ndarray, max_exponent: int) -> int | None:
     """Smallest ``k <= max_exponent`` with ``values * 10**k`` all integral, or ``None``."""
     for k in range(max_exponent + 1):
         scaled = values * 10.0**k
-        if np.all(np.abs(scaled - np.round(scaled)) <= INTEGRALITY_TOL * np.maximum(1.0, np.abs(scaled))):
+        if np.all(
+            np.abs(scaled - np.round(scaled)) <= INTEGRALITY_TOL * np.maximum(1.0, np.abs(scaled))
+        ):
             return k
     return None
 
@@ -59,15 +66,19 @@ def _check_supported(problem: Problem) -> None:
     where = problem.source or problem.name
     continuous = np.flatnonzero(~problem.integer_mask)
     if len(continuous):
-        raise UnsupportedProblemError(f"{where}: CP-SAT needs a pure-integer problem, this one has "
-                                      f"{len(continuous)} continuous variable(s) (e.g. "
-                                      f"'{problem.var_names[continuous[0]]}')")
+        raise UnsupportedProblemError(
+            f"{where}: CP-SAT needs a pure-integer problem, this one has "
+            f"{len(continuous)} continuous variable(s) (e.g. "
+            f"'{problem.var_names[continuous[0]]}')"
+        )
     unbounded = ~(np.isfinite(problem.lower) & np.isfinite(problem.upper))
     too_large = (np.abs(problem.lower) > MAX_ABS_VALUE) | (np.abs(problem.upper) > MAX_ABS_VALUE)
     if (unbounded | too_large).any():
         j = int(np.flatnonzero(unbounded | too_large)[0])
-        raise UnsupportedProblemError(f"{where}: CP-SAT needs finite integer bounds, variable "
-                                      f"'{problem.var_names[j]}' has [{problem.lower[j]}, {problem.upper[j]}]")
+        raise UnsupportedProblemError(
+            f"{where}: CP-SAT needs finite integer bounds, variable "
+            f"'{problem.var_names[j]}' has [{problem.lower[j]}, {problem.upper[j]}]"
+        )
 
 
 def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatModel:
@@ -93,8 +104,10 @@ def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatMod
     where = problem.source or problem.name
     model = cp_model.CpModel()
     model.name = problem.name
-    xs = [model.new_int_var(int(np.ceil(lb - BOUND_TOL)), int(np.floor(ub + BOUND_TOL)), name)
-          for name, lb, ub in zip(problem.var_names, problem.lower, problem.upper)]
+    xs = [
+        model.new_int_var(int(np.ceil(lb - BOUND_TOL)), int(np.floor(ub + BOUND_TOL)), name)
+        for name, lb, ub in zip(problem.var_names, problem.lower, problem.upper, strict=True)
+    ]
     csr = problem.matrix
     for i in range(problem.n_rows):
         lower, upper = problem.row_lower[i], problem.row_upper[i]
@@ -105,11 +118,14 @@ def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatMod
         k = _power_of_ten(coefficients, max_scale_exponent)
         if k is None:
             raise UnsupportedProblemError(
-                f"{where}: row '{problem.row_names[i]}' has coefficients that are not integral after scaling by "
-                f"10^{max_scale_exponent} (e.g. {coefficients[0]!r})")
+                f"{where}: row '{problem.row_names[i]}' has coefficients that are not integral "
+                f"after scaling by "
+                f"10^{max_scale_exponent} (e.g. {coefficients[0]!r})"
+            )
         scale = 10.0**k
-        expr = cp_model.LinearExpr.weighted_sum([xs[j] for j in columns],
-                                                [int(round(a * scale)) for a in coefficients])
+        expr = cp_model.LinearExpr.weighted_sum(
+            [xs[j] for j in columns], [int(round(a * scale)) for a in coefficients]
+        )
         lo = int(np.ceil(lower * scale - BOUND_TOL)) if np.isfinite(lower) else cp_model.INT_MIN
         hi = int(np.floor(upper * scale + BOUND_TOL)) if np.isfinite(upper) else cp_model.INT_MAX
         model.add_linear_constraint(expr, lo, hi)
@@ -117,7 +133,9 @@ def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatMod
     k = _power_of_ten(problem.objective[nonzero], max_scale_exponent)
     scale = 10.0**k if k is not None else 1.0
     coefficients = problem.objective[nonzero]
-    weights = [int(round(c * scale)) for c in coefficients] if k is not None else coefficients.tolist()
+    weights = (
+        [int(round(c * scale)) for c in coefficients] if k is not None else coefficients.tolist()
+    )
     objective = cp_model.LinearExpr.weighted_sum([xs[j] for j in nonzero], weights)
     if problem.sense == "minimize":
         model.minimize(objective)

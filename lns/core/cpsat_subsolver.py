@@ -24,6 +24,7 @@ References
 ----------
 L. Perron, F. Didier. CP-SAT, OR-Tools (https://developers.google.com/optimization).
 """
+
 from __future__ import annotations
 
 import functools
@@ -70,8 +71,11 @@ def _reporter_class():
                 return
             check = self.problem.check(x)
             if not check.feasible:
-                log.warning("%s: rejected a CP-SAT solution that violates the problem (%s)",
-                            self.problem.name, check)
+                log.warning(
+                    "%s: rejected a CP-SAT solution that violates the problem (%s)",
+                    self.problem.name,
+                    check,
+                )
                 return
             self.best = objective
             found = FoundSolution(now, objective, x)
@@ -119,8 +123,14 @@ class CpSatSubSolver(WatchedSubSolver):
 
     name = "cpsat"
 
-    def __init__(self, problem: Problem, params: dict | None = None, num_workers: int = 1,
-                 max_scale_exponent: int = 6, grace: float = GRACE_SECONDS):
+    def __init__(
+        self,
+        problem: Problem,
+        params: dict | None = None,
+        num_workers: int = 1,
+        max_scale_exponent: int = 6,
+        grace: float = GRACE_SECONDS,
+    ):
         if num_workers < 1:
             raise ValueError(f"num_workers must be >= 1, got {num_workers}")
         super().__init__(f"the CP-SAT sub-solver of {problem.name}", grace)
@@ -136,15 +146,24 @@ class CpSatSubSolver(WatchedSubSolver):
         integral = self._proto.has_objective()
         objective = self._proto.objective if integral else None
         self._objective_vars = np.array(list(objective.vars) if integral else [], dtype=np.int64)
-        self._objective_coeffs = np.array(list(objective.coeffs) if integral else [],
-                                          dtype=np.int64)
+        self._objective_coeffs = np.array(
+            list(objective.coeffs) if integral else [], dtype=np.int64
+        )
         c, vs = self._objective_coeffs, self._objective_vars
         self._objective_floor = int(np.minimum(c * self._lower[vs], c * self._upper[vs]).sum())
         self.total_solve_time = 0.0
 
-    def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
-              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
-              on_found=None) -> SolveOutcome:
+    def solve(
+        self,
+        *,
+        time_limit: float,
+        seed: int,
+        fixed: np.ndarray | None = None,
+        start: np.ndarray | None = None,
+        solution_limit: int = -1,
+        node_limit: int = -1,
+        on_found=None,
+    ) -> SolveOutcome:
         """Solve with ``fixed`` variables held at their ``start`` values.
 
         See :meth:`lns.core.subsolver.SubSolver.solve`. ``seed`` is CP-SAT's ``random_seed``;
@@ -157,7 +176,11 @@ class CpSatSubSolver(WatchedSubSolver):
         start_int = None if start is None else np.rint(start).astype(np.int64)
         try:
             self._fix(fixed, start_int)
-            if start_int is not None and not self._restrict_to_better(start_int):
+            if (
+                start is not None
+                and start_int is not None
+                and not self._restrict_to_better(start_int)
+            ):
                 best = self.problem.objective_value(start)
                 return SolveOutcome(SolveStatus.OPTIMAL, dual_bound=best)
             return self._search(time_limit, seed, start, solution_limit, node_limit, on_found)
@@ -171,6 +194,7 @@ class CpSatSubSolver(WatchedSubSolver):
     def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
         lower, upper = self._lower.copy(), self._upper.copy()
         if len(fixed):
+            assert start is not None, "fixed_indices() refuses fixings without a start"
             lower[fixed] = upper[fixed] = start[fixed]
         self._set_domains(lower, upper)
 
@@ -178,7 +202,9 @@ class CpSatSubSolver(WatchedSubSolver):
         """Give the model these domains, changing only those that differ from its current ones."""
         changed = np.flatnonzero((lower != self._lower_now) | (upper != self._upper_now))
         variables = self._proto.variables
-        for j, lo, hi in zip(changed.tolist(), lower[changed].tolist(), upper[changed].tolist()):
+        for j, lo, hi in zip(
+            changed.tolist(), lower[changed].tolist(), upper[changed].tolist(), strict=True
+        ):
             domain = variables[j].domain
             domain[0], domain[1] = lo, hi
         self._lower_now[changed], self._upper_now[changed] = lower[changed], upper[changed]
@@ -196,8 +222,9 @@ class CpSatSubSolver(WatchedSubSolver):
         self._proto.objective.domain.extend([self._objective_floor, value - 1])
         return True
 
-    def _search(self, time_limit: float, seed: int, start, solution_limit: int, node_limit: int,
-                on_found) -> SolveOutcome:
+    def _search(
+        self, time_limit: float, seed: int, start, solution_limit: int, node_limit: int, on_found
+    ) -> SolveOutcome:
         """Run CP-SAT under the watchdog and the interrupt guard; read how it ended."""
         solver = self._new_solver(time_limit, seed, node_limit)
         best = None if start is None else self.problem.objective_value(start)
@@ -211,9 +238,13 @@ class CpSatSubSolver(WatchedSubSolver):
         self.total_solve_time += solve_time
         if status is SolveStatus.ABANDONED:
             reporter.on_found = None
-            log.warning("%s: CP-SAT ignored its time limit of %.2fs or a stop request; the "
-                        "solve was abandoned after %.2fs", self.problem.name, time_limit,
-                        solve_time)
+            log.warning(
+                "%s: CP-SAT ignored its time limit of %.2fs or a stop request; the "
+                "solve was abandoned after %.2fs",
+                self.problem.name,
+                time_limit,
+                solve_time,
+            )
             return SolveOutcome(status, list(reporter.found), solve_time)
         code = ended.get("code")  # none if Ctrl-C came before the start
         if status is None:
@@ -241,8 +272,9 @@ class CpSatSubSolver(WatchedSubSolver):
             feasible_start = start is not None and self.problem.check(start).feasible
             return SolveStatus.OPTIMAL if feasible_start else SolveStatus.INFEASIBLE
         if code == cp_model.MODEL_INVALID:
-            log.warning("%s: CP-SAT rejects the model (%s)", self.problem.name,
-                        self.built.model.validate())
+            log.warning(
+                "%s: CP-SAT rejects the model (%s)", self.problem.name, self.built.model.validate()
+            )
             return SolveStatus.ERROR
         if reporter.limit_hit:
             return SolveStatus.SOLUTION_LIMIT

@@ -133,16 +133,17 @@ class _MpsCheck:
 
     def __init__(self, path: Path, text: bytes):
         self.path, self.text = path, text
-        self.sections = []  # (name, start, end) of each header line seen so far
-        self._new_format_line = None
-        self._integer_columns = None
+        self.sections: list[tuple[str, int, int]] = []  # (name, start, end) of each header line
+        self._new_format_line: float | None = None
+        self._integer_columns: set[str] | None = None
         self._counted = (0, 1)  # an offset and its line number, so that counting goes on from there
 
     def run(self) -> None:
         """Skip runs of lines the fast expressions accept; read the others (and headers) exactly."""
         text, position, section = self.text, 0, ""
         while position < len(text):
-            position = _GOOD_RUNS.get(section, _DATA_RUN).match(text, position).end()
+            # Every run pattern matches the empty string, so match() never returns None.
+            position = _GOOD_RUNS.get(section, _DATA_RUN).match(text, position).end()  # type: ignore[union-attr]
             end = _line_end(text, position)
             raw = text[position:end]
             if raw[:1] not in b" \t\r*":  # a header line starts a new section
@@ -219,6 +220,7 @@ class _MpsCheck:
         """
         if allowed == "missing":
             return f"{what} has no value (SCIP would take 0)"
+        assert token is not None, "only a missing value has no token"
         value = _value(token)
         if value is None:
             return f"{what} is '{token}', not a decimal number (SCIP would misread it)"

@@ -6,6 +6,7 @@ values, asks the acceptance rule, checks the point against the original problem,
 only then keeps it, appends it to the trajectory and tells the callbacks, so that no run
 reports an infeasible point.
 """
+
 from __future__ import annotations
 
 import logging
@@ -71,8 +72,15 @@ class Incumbent:
         Candidates checked against the problem so far.
     """
 
-    def __init__(self, problem: Problem, started: float, acceptance=None, history_length: int = 3,
-                 callbacks: list[Callback] | None = None, check: bool = True):
+    def __init__(
+        self,
+        problem: Problem,
+        started: float,
+        acceptance=None,
+        history_length: int = 3,
+        callbacks: list[Callback] | None = None,
+        check: bool = True,
+    ):
         self.problem = problem
         self.check, self.checks = check, 0
         self.started = started
@@ -107,8 +115,12 @@ class Incumbent:
             self.checks += 1
             check = problem.check(x)
             if not check.feasible:
-                log.warning("%s: rejected a %s solution that violates the problem (%s)",
-                            problem.name, source, check)
+                log.warning(
+                    "%s: rejected a %s solution that violates the problem (%s)",
+                    problem.name,
+                    source,
+                    check,
+                )
                 return False
         improves = problem.is_better(objective, self.objective, 0.0)
         if self.x is not None:

@@ -17,6 +17,7 @@ Around a run, :class:`DeferredSignals` tells the caller which signal stopped it 
 command line then exits with ``128 + signal``), and holds back a signal that arrives
 after the run, while its result is being written, until the caller is done.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,11 +26,12 @@ import signal
 import threading
 
 #: The signals that stop a run (SIGHUP does not exist on Windows).
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                     if hasattr(signal, name))
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
-_active: "InterruptGuard | None" = None
-_deferred: "DeferredSignals | None" = None
+_active: InterruptGuard | None = None
+_deferred: DeferredSignals | None = None
 
 
 def _in_main_thread() -> bool:
@@ -66,7 +68,7 @@ class DeferredSignals:
         self.run_began = False
         self._previous: dict | None = None
 
-    def __enter__(self) -> "DeferredSignals":
+    def __enter__(self) -> DeferredSignals:
         global _deferred
         if _in_main_thread() and _deferred is None:
             self._previous = _install(self._handle)
@@ -83,6 +85,7 @@ class DeferredSignals:
         if self.run_began:
             self.note(signum)
             return
+        assert self._previous is not None, "the handler is installed only with _previous set"
         previous = self._previous[signum]
         if callable(previous):
             previous(signum, frame)
@@ -115,7 +118,7 @@ class InterruptGuard:
         self._lock = threading.Lock()
         self._previous: dict | None = None
 
-    def __enter__(self) -> "InterruptGuard":
+    def __enter__(self) -> InterruptGuard:
         global _active
         if not _in_main_thread() or _active is not None:
             return self

@@ -10,11 +10,12 @@ problem, so the loop never reports an infeasible point. The best solution surviv
 rule, Ctrl-C (the interrupt guard or ``KeyboardInterrupt``), failing sub-solves and a
 sub-solver that gave up (:attr:`SolveStatus.ABANDONED`).
 """
+
 from __future__ import annotations
 
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -42,23 +43,42 @@ def as_status(value) -> SolveStatus:
 
 def size_rule_of(problem: Problem, config: LNSConfig) -> AdaptiveSize:
     """The adaptive size rule with the settings of ``config``."""
-    return AdaptiveSize(len(problem.integer_indices), config.initial_fraction, config.growth,
-                        config.max_fraction, config.shrink, config.min_size)
+    return AdaptiveSize(
+        len(problem.integer_indices),
+        config.initial_fraction,
+        config.growth,
+        config.max_fraction,
+        config.shrink,
+        config.min_size,
+    )
 
 
 def stop_state(incumbent: Incumbent, iterations: int) -> StopState:
     """What the stop rules see after ``iterations`` iterations."""
     now = time.perf_counter()
-    return StopState(now - incumbent.started, iterations, incumbent.objective,
-                     incumbent.problem.sense, now - incumbent.improved_at,
-                     iterations - incumbent.improved_iteration - 1)
+    return StopState(
+        now - incumbent.started,
+        iterations,
+        incumbent.objective,
+        incumbent.problem.sense,
+        now - incumbent.improved_at,
+        iterations - incumbent.improved_iteration - 1,
+    )
 
 
-def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbent: Incumbent, *,
-            config: LNSConfig, rng: np.random.Generator, stop: Stop, callbacks: list[Callback],
-            size_rule: AdaptiveSize | None = None,
-            exchange: Callable[[int], StopReason | None] | None = None
-            ) -> tuple[list, StopReason]:
+def run_lns(
+    problem: Problem,
+    selector: Selector,
+    sub_solver: SubSolver,
+    incumbent: Incumbent,
+    *,
+    config: LNSConfig,
+    rng: np.random.Generator,
+    stop: Stop,
+    callbacks: list[Callback],
+    size_rule: AdaptiveSize | None = None,
+    exchange: Callable[[int], StopReason | None] | None = None,
+) -> tuple[list, StopReason]:
     """Improve ``incumbent`` until ``stop`` fires, optimality is proven, or Ctrl-C.
 
     Parameters
@@ -90,8 +110,18 @@ def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbe
     records : list of IterationRecord
     stop_reason : StopReason
     """
-    search = _Search(problem, selector, sub_solver, incumbent, config, rng, stop, callbacks,
-                     size_rule or size_rule_of(problem, config), exchange)
+    search = _Search(
+        problem,
+        selector,
+        sub_solver,
+        incumbent,
+        config,
+        rng,
+        stop,
+        callbacks,
+        size_rule or size_rule_of(problem, config),
+        exchange,
+    )
     try:
         selector.setup(problem)
         with sub_solver.session():
@@ -104,8 +134,19 @@ def run_lns(problem: Problem, selector: Selector, sub_solver: SubSolver, incumbe
 class _Search:
     """The state of one :func:`run_lns`: its parts, the records and the failure count."""
 
-    def __init__(self, problem, selector, sub_solver, incumbent, config, rng, stop, callbacks,
-                 size_rule, exchange=None):
+    def __init__(
+        self,
+        problem,
+        selector,
+        sub_solver,
+        incumbent,
+        config,
+        rng,
+        stop,
+        callbacks,
+        size_rule,
+        exchange=None,
+    ):
         self.problem, self.selector, self.sub_solver = problem, selector, sub_solver
         self.incumbent, self.config, self.rng = incumbent, config, rng
         self.stop, self.callbacks, self.size_rule = stop, callbacks, size_rule
@@ -139,7 +180,8 @@ class _Search:
         before = self.incumbent.objective
         size = len(neighborhood.free)
         improved = neighborhood.solution is not None and self.incumbent.offer(
-            neighborhood.solution, time.perf_counter(), iteration, size, "selector")
+            neighborhood.solution, time.perf_counter(), iteration, size, "selector"
+        )
         fixed_mask = self.problem.integer_mask.copy()
         fixed_mask[neighborhood.free] = False
         time_left = self._time_left()
@@ -149,29 +191,48 @@ class _Search:
         if self.failures >= self.config.max_failures:
             return StopReason.FAILURES
         improved |= found
-        record = IterationRecord(iteration, self.selector.name, size, target, status, select_time,
-                                 solve_time, before, self.incumbent.objective, improved,
-                                 self.incumbent.elapsed())
+        record = IterationRecord(
+            iteration,
+            self.selector.name,
+            size,
+            target,
+            status,
+            select_time,
+            solve_time,
+            before,
+            self.incumbent.objective,
+            improved,
+            self.incumbent.elapsed(),
+        )
         self.records.append(record)
         self.selector.update(record)
         for callback in self.callbacks:
             callback.on_iteration(record)
-        self.size_rule.update(improved, timed_out=status is SolveStatus.TIME_LIMIT,
-                              complete=status.proven)
+        self.size_rule.update(
+            improved, timed_out=status is SolveStatus.TIME_LIMIT, complete=status.proven
+        )
         return self._verdict(status, nothing_fixed=not fixed_mask.any())
 
     def _select(self, iteration: int, target: int) -> Neighborhood:
         incumbent = self.incumbent
         deadline = time.perf_counter() + self._time_left()
-        state = SearchState(self.problem, incumbent.x, incumbent.objective, incumbent.history,
-                            iteration, self.size_rule.at_cap, deadline)
+        state = SearchState(
+            self.problem,
+            incumbent.x,
+            incumbent.objective,
+            incumbent.history,
+            iteration,
+            self.size_rule.at_cap,
+            deadline,
+        )
         neighborhood = self.selector(state, target, self.rng)
         for callback in self.callbacks:
             callback.on_selection(state, target, neighborhood)
         return neighborhood
 
-    def _sub_solve(self, iteration: int, neighborhood: Neighborhood, fixed_mask: np.ndarray,
-                   time_left: float) -> tuple[SolveStatus, float, bool]:
+    def _sub_solve(
+        self, iteration: int, neighborhood: Neighborhood, fixed_mask: np.ndarray, time_left: float
+    ) -> tuple[SolveStatus, float, bool]:
         """Solve the sub-problem; returns its status, its seconds, and whether it improved."""
         accepted = []
         size = len(neighborhood.free)
@@ -182,12 +243,17 @@ class _Search:
         try:
             outcome: SolveOutcome = self.sub_solver.solve(
                 time_limit=min(self.config.iteration_time_limit, time_left),
-                seed=int(self.rng.integers(SEED_BOUND)), fixed=np.flatnonzero(fixed_mask),
-                start=self.incumbent.x, node_limit=self.config.iteration_node_limit, on_found=offer)
+                seed=int(self.rng.integers(SEED_BOUND)),
+                fixed=np.flatnonzero(fixed_mask),
+                start=self.incumbent.x,
+                node_limit=self.config.iteration_node_limit,
+                on_found=offer,
+            )
         except Exception as error:  # a failing sub-solve must not lose the incumbent
             self.failures += 1
-            log.warning("%s: sub-solve of iteration %d failed: %s", self.problem.name,
-                        iteration, error)
+            log.warning(
+                "%s: sub-solve of iteration %d failed: %s", self.problem.name, iteration, error
+            )
             return SolveStatus.ERROR, 0.0, False
         self.failures = 0
         return as_status(outcome.status), outcome.solve_time, any(accepted)
@@ -195,8 +261,9 @@ class _Search:
     def _verdict(self, status: SolveStatus, nothing_fixed: bool) -> StopReason | None:
         """The reason to stop that a sub-solve's status gives, or ``None``."""
         if status is SolveStatus.ABANDONED:
-            log.warning("%s: the sub-solver gave up; the run ends with the incumbent",
-                        self.problem.name)
+            log.warning(
+                "%s: the sub-solver gave up; the run ends with the incumbent", self.problem.name
+            )
             return StopReason.SUB_SOLVER_ABANDONED
         if status is SolveStatus.INTERRUPTED:
             return StopReason.INTERRUPTED

@@ -42,6 +42,7 @@ stays a maximisation) and write every row as ``lower <= a x <= upper``.
 These are SCIP's conventions for a minimisation (``getDualsolLinear``,
 ``getVarRedcost``).
 """
+
 from __future__ import annotations
 
 import time
@@ -56,14 +57,21 @@ from lns.core.problem import Problem
 
 _MODEL_STATUS = highspy.HighsModelStatus
 #: Our status names of HiGHS model statuses (any other is "error").
-_STATUS = {_MODEL_STATUS.kOptimal: "optimal", _MODEL_STATUS.kInfeasible: "infeasible",
-           _MODEL_STATUS.kUnbounded: "unbounded",
-           _MODEL_STATUS.kUnboundedOrInfeasible: "infeasible",
-           _MODEL_STATUS.kTimeLimit: "limit", _MODEL_STATUS.kIterationLimit: "limit",
-           _MODEL_STATUS.kInterrupt: "interrupted"}
+_STATUS = {
+    _MODEL_STATUS.kOptimal: "optimal",
+    _MODEL_STATUS.kInfeasible: "infeasible",
+    _MODEL_STATUS.kUnbounded: "unbounded",
+    _MODEL_STATUS.kUnboundedOrInfeasible: "infeasible",
+    _MODEL_STATUS.kTimeLimit: "limit",
+    _MODEL_STATUS.kIterationLimit: "limit",
+    _MODEL_STATUS.kInterrupt: "interrupted",
+}
 #: HiGHS options of each method: automatic choice, dual simplex, interior point with crossover.
-_METHOD_OPTIONS = {"highs": {}, "highs-ds": {"solver": "simplex", "simplex_strategy": 1},
-                   "highs-ipm": {"solver": "ipm", "run_crossover": "on"}}
+_METHOD_OPTIONS: dict[str, dict[str, str | int]] = {
+    "highs": {},
+    "highs-ds": {"solver": "simplex", "simplex_strategy": 1},
+    "highs-ipm": {"solver": "ipm", "run_crossover": "on"},
+}
 METHODS = tuple(_METHOD_OPTIONS)
 
 
@@ -140,8 +148,14 @@ class LPSolution:
         return self.status == "optimal"
 
 
-def solve_lp(problem: Problem, *, extra_rows: ExtraRows | None = None, extra_columns: ExtraColumns | None = None,
-             time_limit: float | None = None, method: str = "highs") -> LPSolution:
+def solve_lp(
+    problem: Problem,
+    *,
+    extra_rows: ExtraRows | None = None,
+    extra_columns: ExtraColumns | None = None,
+    time_limit: float | None = None,
+    method: str = "highs",
+) -> LPSolution:
     """Solve the LP relaxation of ``problem``, with optional extra rows and columns.
 
     Parameters
@@ -174,13 +188,13 @@ def solve_lp(problem: Problem, *, extra_rows: ExtraRows | None = None, extra_col
 
 
 def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: ExtraColumns | None):
-    """Objective (own sense), column bounds, CSR matrix and row sides of the problem with the extras."""
+    """Objective (own sense), column bounds, CSR matrix and row sides of problem and extras."""
     n, m = problem.n_vars, problem.n_rows
     p = len(extra_columns) if extra_columns is not None else 0
     objective = np.asarray(problem.objective, dtype=float)
     lower, upper = problem.lower, problem.upper
     matrix = sp.csr_matrix(problem.matrix)
-    if p:
+    if extra_columns is not None and p:
         objective = np.concatenate([objective, np.asarray(extra_columns.objective, dtype=float)])
         lower = np.concatenate([lower, np.asarray(extra_columns.lower, dtype=float)])
         upper = np.concatenate([upper, np.asarray(extra_columns.upper, dtype=float)])
@@ -188,15 +202,26 @@ def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: Ext
     row_lower, row_upper = problem.row_lower, problem.row_upper
     if extra_rows is not None and len(extra_rows):
         if extra_rows.matrix.shape[1] != n + p:
-            raise ValueError(f"extra rows have {extra_rows.matrix.shape[1]} columns, expected n + p = {n + p}")
+            raise ValueError(
+                f"extra rows have {extra_rows.matrix.shape[1]} columns, expected n + p = {n + p}"
+            )
         matrix = sp.vstack([matrix, sp.csr_matrix(extra_rows.matrix)], format="csr")
         row_lower = np.concatenate([row_lower, np.asarray(extra_rows.lower, dtype=float)])
         row_upper = np.concatenate([row_upper, np.asarray(extra_rows.upper, dtype=float)])
-    return objective, np.asarray(lower, float), np.asarray(upper, float), matrix, row_lower, row_upper
+    return (
+        objective,
+        np.asarray(lower, float),
+        np.asarray(upper, float),
+        matrix,
+        row_lower,
+        row_upper,
+    )
 
 
-_INTERRUPT_CALLBACKS = (highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt,
-                        highspy.cb.HighsCallbackType.kCallbackIpmInterrupt)
+_INTERRUPT_CALLBACKS = (
+    highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt,
+    highspy.cb.HighsCallbackType.kCallbackIpmInterrupt,
+)
 
 
 def _interrupt_if_stopped(callback_type, message, data_out, data_in, highs) -> None:
@@ -264,12 +289,20 @@ class WarmLP:
         ``method`` is not one of :data:`METHODS`, or the extra rows have the wrong width.
     """
 
-    def __init__(self, problem: Problem, *, extra_rows: ExtraRows | None = None,
-                 extra_columns: ExtraColumns | None = None, method: str = "highs"):
+    def __init__(
+        self,
+        problem: Problem,
+        *,
+        extra_rows: ExtraRows | None = None,
+        extra_columns: ExtraColumns | None = None,
+        method: str = "highs",
+    ):
         if method not in METHODS:
             raise ValueError(f"LP method {method!r} is not one of {list(METHODS)}")
         self.problem = problem
-        self.objective, lower, upper, matrix, row_lower, row_upper = _assemble(problem, extra_rows, extra_columns)
+        self.objective, lower, upper, matrix, row_lower, row_upper = _assemble(
+            problem, extra_rows, extra_columns
+        )
         self.sign = 1.0 if problem.sense == "minimize" else -1.0
         self.n_columns, self.n_rows = matrix.shape[1], matrix.shape[0]
         lp = highspy.HighsLp()
@@ -279,7 +312,11 @@ class WarmLP:
         lp.row_lower_, lp.row_upper_ = row_lower, row_upper
         lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
         lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = self.n_columns, self.n_rows
-        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = (
+            matrix.indptr,
+            matrix.indices,
+            matrix.data,
+        )
         self._highs = _StoppableHighs()
         self._highs.setOptionValue("threads", 1)
         for name, value in _METHOD_OPTIONS[method].items():
@@ -287,20 +324,34 @@ class WarmLP:
         self._highs.passModel(lp)
 
     def change_coefficients(self, row: int, columns: np.ndarray, values: np.ndarray) -> None:
-        """Set ``A[row, columns] = values`` (``row`` counts the problem's rows, then the extra ones)."""
-        for j, value in zip(np.asarray(columns).tolist(), np.asarray(values, dtype=float).tolist()):
+        """Set ``A[row, columns] = values`` (``row`` counts the problem's rows, then the extras)."""
+        for j, value in zip(
+            np.asarray(columns).tolist(), np.asarray(values, dtype=float).tolist(), strict=True
+        ):
             self._highs.changeCoeff(int(row), int(j), value)
 
-    def change_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+    def change_row_bounds(
+        self, rows: np.ndarray, lower: np.ndarray | float, upper: np.ndarray | float
+    ) -> None:
         """Set the sides of ``rows``."""
-        for i, lo, up in zip(np.asarray(rows).tolist(), np.broadcast_to(lower, np.shape(rows)).tolist(),
-                             np.broadcast_to(upper, np.shape(rows)).tolist()):
+        for i, lo, up in zip(
+            np.asarray(rows).tolist(),
+            np.broadcast_to(lower, np.shape(rows)).tolist(),
+            np.broadcast_to(upper, np.shape(rows)).tolist(),
+            strict=True,
+        ):
             self._highs.changeRowBounds(int(i), float(lo), float(up))
 
-    def change_column_bounds(self, columns: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+    def change_column_bounds(
+        self, columns: np.ndarray, lower: np.ndarray | float, upper: np.ndarray | float
+    ) -> None:
         """Set the bounds of ``columns`` (problem variables, then extra columns)."""
-        for j, lo, up in zip(np.asarray(columns).tolist(), np.broadcast_to(lower, np.shape(columns)).tolist(),
-                             np.broadcast_to(upper, np.shape(columns)).tolist()):
+        for j, lo, up in zip(
+            np.asarray(columns).tolist(),
+            np.broadcast_to(lower, np.shape(columns)).tolist(),
+            np.broadcast_to(upper, np.shape(columns)).tolist(),
+            strict=True,
+        ):
             self._highs.changeColBounds(int(j), float(lo), float(up))
 
     def solve(self, time_limit: float | None = None) -> LPSolution:
@@ -310,16 +361,30 @@ class WarmLP:
         status ``"interrupted"``.
         """
         began = time.perf_counter()
-        self._highs.setOptionValue("time_limit", max(0.01, float(time_limit)) if time_limit is not None else np.inf)
+        self._highs.setOptionValue(
+            "time_limit", max(0.01, float(time_limit)) if time_limit is not None else np.inf
+        )
         if not self._highs.run_guarded():
             status = "interrupted"
         else:
             status = _STATUS.get(self._highs.getModelStatus(), "error")
         if status != "optimal":
             nan_cols, nan_rows = np.full(self.n_columns, np.nan), np.full(self.n_rows, np.nan)
-            return LPSolution(status, nan_cols, float("nan"), nan_rows, nan_cols.copy(), time.perf_counter() - began)
+            return LPSolution(
+                status,
+                nan_cols,
+                float("nan"),
+                nan_rows,
+                nan_cols.copy(),
+                time.perf_counter() - began,
+            )
         solution = self._highs.getSolution()
         x = np.asarray(solution.col_value, dtype=float)
-        return LPSolution(status, x, float(self.objective @ x + self.problem.objective_offset),
-                          self.sign * np.asarray(solution.row_dual, dtype=float),
-                          self.sign * np.asarray(solution.col_dual, dtype=float), time.perf_counter() - began)
+        return LPSolution(
+            status,
+            x,
+            float(self.objective @ x + self.problem.objective_offset),
+            self.sign * np.asarray(solution.row_dual, dtype=float),
+            self.sign * np.asarray(solution.col_dual, dtype=float),
+            time.perf_counter() - began,
+        )

@@ -23,6 +23,7 @@ selectors by primal gap, primal integral, survival rate (share of instances whos
 at or below a threshold at time ``t``) and best-performing rate (share of instances on
 which a method has the best gap at time ``t``, ties counting for every tied method).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ import numpy as np
 
 
 def primal_gap(value: float | None, reference: float | None) -> float:
-    """Primal gap of ``value`` to the reference (best known) objective ``reference`` (Berthold 2013).
+    """Primal gap of ``value`` to the best known objective ``reference`` (Berthold 2013).
 
     0 if both are 0; 1 if there is no solution (``value is None``) or the signs differ;
     else ``|value - reference| / max(|value|, |reference|)``, which lies in [0, 1].
@@ -48,12 +49,12 @@ def primal_gap(value: float | None, reference: float | None) -> float:
 
 
 def _steps(trajectory: Sequence, time_limit: float) -> tuple[np.ndarray, list]:
-    """Entry times (clipped to ``[0, time_limit]``, later entries dropped) and their values, validated."""
+    """Entry times (clipped to ``[0, time_limit]``, later ones dropped) and values, validated."""
     times = np.array([float(t) for t, _ in trajectory], dtype=float)
     if np.any(np.diff(times) < 0):
         raise ValueError(f"trajectory times must be non-decreasing, got {times.tolist()}")
     keep = times <= time_limit
-    values = [v for (_, v), k in zip(trajectory, keep) if k]
+    values = [v for (_, v), k in zip(trajectory, keep, strict=True) if k]
     return np.clip(times[keep], 0.0, None), values
 
 
@@ -74,7 +75,9 @@ def gap_at(trajectory: Sequence, reference: float | None, t: float) -> float:
 
 
 def primal_integral(trajectory: Sequence, reference: float | None, time_limit: float) -> float:
-    """Primal integral ``P(T) = ∫_0^T p(t) dt`` of the step function ``p`` of primal gaps (Berthold 2013).
+    """Primal integral ``P(T) = ∫_0^T p(t) dt`` of the step function ``p`` of primal gaps.
+
+    Berthold (2013).
 
     ``p(t)`` is 1 before the first solution and the gap of the latest entry at or before ``t``
     afterwards; a trajectory that ends before ``T`` continues its last value to ``T``, and
@@ -120,7 +123,7 @@ def gap_curves(trajectories: Sequence, references: Sequence, times: np.ndarray) 
         raise ValueError(f"{len(trajectories)} trajectories but {len(references)} references")
     times = np.asarray(times, dtype=float)
     gaps = np.ones((len(trajectories), len(times)))
-    for r, (trajectory, reference) in enumerate(zip(trajectories, references)):
+    for r, (trajectory, reference) in enumerate(zip(trajectories, references, strict=True)):
         entry_times, values = _steps(trajectory, float("inf"))
         if not values:
             continue
@@ -133,7 +136,10 @@ def primal_integrals(trajectories: Sequence, references: Sequence, time_limit: f
     """:func:`primal_integral` of many runs with a common ``T``; shape ``(runs,)``."""
     if len(trajectories) != len(references):
         raise ValueError(f"{len(trajectories)} trajectories but {len(references)} references")
-    return np.array([primal_integral(t, p, time_limit) for t, p in zip(trajectories, references)], dtype=float)
+    return np.array(
+        [primal_integral(t, p, time_limit) for t, p in zip(trajectories, references, strict=True)],
+        dtype=float,
+    )
 
 
 def survival_rate(gaps: np.ndarray, threshold: float) -> np.ndarray:
@@ -177,13 +183,16 @@ def best_performing_rate(gaps: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     """
     gaps = np.asarray(gaps, dtype=float)
     if gaps.ndim < 2 or gaps.shape[0] == 0 or gaps.shape[1] == 0:
-        raise ValueError(f"best_performing_rate needs gaps of shape (methods, instances[, times]), got {gaps.shape}")
+        raise ValueError(
+            "best_performing_rate needs gaps of shape (methods, instances[, times]), "
+            f"got {gaps.shape}"
+        )
     best = gaps.min(axis=0, keepdims=True)
     return np.mean(gaps <= best + tol, axis=1)
 
 
 def best_found(values: Sequence, sense: str) -> float | None:
-    """The best of ``values`` (``None`` entries skipped) in the sense ``"minimize"`` or ``"maximize"``.
+    """The best of ``values`` (``None`` skipped) in the sense ``"minimize"`` or ``"maximize"``.
 
     This is the fallback reference p* where no optimum or best known value is recorded:
     the best objective any run found.

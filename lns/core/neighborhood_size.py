@@ -13,6 +13,7 @@ incumbent), whose complete solve proves the incumbent optimal, so that a small p
 optimal at once instead of running to its time limit. After that attempt the size returns
 to the cap.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,8 +38,15 @@ class AdaptiveSize:
         Floor of the size.
     """
 
-    def __init__(self, n_integer: int, initial_fraction: float = 0.2, growth: float = 1.02,
-                 max_fraction: float = 0.5, shrink: float | None = None, min_size: int = 1):
+    def __init__(
+        self,
+        n_integer: int,
+        initial_fraction: float = 0.2,
+        growth: float = 1.02,
+        max_fraction: float = 0.5,
+        shrink: float | None = None,
+        min_size: int = 1,
+    ):
         for name, value in (("initial_fraction", initial_fraction), ("max_fraction", max_fraction)):
             if not 0 < value <= 1:
                 raise ValueError(f"{name} must be in (0, 1], got {value}")

@@ -20,6 +20,7 @@ HiGHS or threads is unsafe). The main process catches the stop signals
 stop rule, a signal, a crashed worker), the main process keeps every solution it received, and
 no worker outlives :meth:`Portfolio.close`.
 """
+
 from __future__ import annotations
 
 import logging
@@ -90,16 +91,39 @@ class Portfolio:
         Seconds the main process spent checking and passing on solutions.
     """
 
-    def __init__(self, problem: Problem, selectors: list, make_sub_solver, *, config: LNSConfig,
-                 seed: int, stop: Stop, started: float, sync_every: int | None = None,
-                 complete_worker: bool = False):
+    def __init__(
+        self,
+        problem: Problem,
+        selectors: list,
+        make_sub_solver,
+        *,
+        config: LNSConfig,
+        seed: int,
+        stop: Stop,
+        started: float,
+        sync_every: int | None = None,
+        complete_worker: bool = False,
+    ):
         if complete_worker and sync_every is not None:
             raise ValueError("Portfolio: a complete worker cannot take part in deterministic mode")
         kinds = [(selector, False) for selector in selectors] + [(None, True)] * complete_worker
         seeds = np.random.SeedSequence(seed).spawn(len(kinds))
-        self.specs = [WorkerSpec(i, problem, selector, make_sub_solver, config, seeds[i], stop,
-                                 started, os.getpid(), sync_every, complete)
-                      for i, (selector, complete) in enumerate(kinds)]
+        self.specs = [
+            WorkerSpec(
+                i,
+                problem,
+                selector,
+                make_sub_solver,
+                config,
+                seeds[i],
+                stop,
+                started,
+                os.getpid(),
+                sync_every,
+                complete,
+            )
+            for i, (selector, complete) in enumerate(kinds)
+        ]
         self.problem, self.stop, self.sync_every = problem, stop, sync_every
         self.context = multiprocessing.get_context("spawn")
         self.outbox = self.context.Queue()
@@ -109,7 +133,7 @@ class Portfolio:
         self.records: list = [[] for _ in self.specs]
         self.exchange_time = 0.0
 
-    def __enter__(self) -> "Portfolio":
+    def __enter__(self) -> Portfolio:
         self.start()
         return self
 
@@ -121,8 +145,12 @@ class Portfolio:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:  # a Ctrl-C while a worker starts up must not reach it before it ignores it
             for spec, inbox in zip(self.specs, self.inboxes):
-                process = self.context.Process(target=worker_main, name=f"lns-worker-{spec.worker}",
-                                               args=(spec, inbox, self.outbox), daemon=True)
+                process = self.context.Process(
+                    target=worker_main,
+                    name=f"lns-worker-{spec.worker}",
+                    args=(spec, inbox, self.outbox),
+                    daemon=True,
+                )
                 process.start()
                 self.processes.append(process)
         finally:
@@ -136,8 +164,9 @@ class Portfolio:
         run = _Exchange(self, incumbent)
         reason = run.wait()
         # The others did not prove (or reach) what ended the run: they were stopped.
-        self._send_all(("stop", reason if reason is StopReason.TIME_LIMIT
-                        else StopReason.INTERRUPTED))
+        self._send_all(
+            ("stop", reason if reason is StopReason.TIME_LIMIT else StopReason.INTERRUPTED)
+        )
         run.collect(time.perf_counter() + JOIN_TIMEOUT)
         return [record for records in self.records for record in records], reason
 
@@ -152,8 +181,9 @@ class Portfolio:
             if process.is_alive():
                 process.kill()
                 process.join()
-        self.workers = [stats or _unreported(spec, "killed")
-                        for spec, stats in zip(self.specs, self.workers)]
+        self.workers = [
+            stats or _unreported(spec, "killed") for spec, stats in zip(self.specs, self.workers)
+        ]
         for channel in (self.outbox, *self.inboxes):
             channel.close()
             channel.cancel_join_thread()
@@ -212,8 +242,7 @@ class _Exchange:
         incumbent = self.incumbent
         if incumbent.offer(x, found_at, iteration, size, self._source(worker)):
             self.improvements[worker] += 1
-            self._send(("incumbent", incumbent.x, incumbent.objective),
-                       self.live - {worker})
+            self._send(("incumbent", incumbent.x, incumbent.objective), self.live - {worker})
         elif self.portfolio.problem.is_better(objective, incumbent.objective, 0.0):
             self._send(("reset", incumbent.x, incumbent.objective), {worker})
 
@@ -271,17 +300,25 @@ class _Exchange:
         for worker in sorted(self.live):
             process = self.portfolio.processes[worker]
             if not process.is_alive():
-                log.warning("%s: worker %d died (exit code %s); the run goes on without it",
-                            self.portfolio.problem.name, worker, process.exitcode)
+                log.warning(
+                    "%s: worker %d died (exit code %s); the run goes on without it",
+                    self.portfolio.problem.name,
+                    worker,
+                    process.exitcode,
+                )
                 self.live.discard(worker)
                 spec = self.portfolio.specs[worker]
-                self.portfolio.workers[worker] = _unreported(spec, "crashed",
-                                                             self.improvements[worker])
+                self.portfolio.workers[worker] = _unreported(
+                    spec, "crashed", self.improvements[worker]
+                )
                 self._complete_round()
 
     def _last_reason(self) -> StopReason:
-        reasons = [StopReason(stats.stop_reason) for stats in self.portfolio.workers
-                   if stats is not None and stats.stop_reason in StopReason._value2member_map_]
+        reasons = [
+            StopReason(stats.stop_reason)
+            for stats in self.portfolio.workers
+            if stats is not None and stats.stop_reason in StopReason._value2member_map_
+        ]
         return reasons[0] if reasons else StopReason.FAILURES
 
 

@@ -16,6 +16,7 @@ To a worker: ``("start", x, objective)``, ``("incumbent", x, objective)`` (take 
 in deterministic mode always), ``("reset", x, objective)`` (take it: the main process refused
 the worker's own solution) and ``("stop", reason)``.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -25,8 +26,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -84,8 +85,15 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
         reason = worker.told  # the main process stopped the sub-solve, e.g. at the time limit
     if spec.sync_every is None:
         worker.share(len(records) - 1)
-    stats = WorkerStats(spec.worker, spec.name, len(records) + worker.solves, 0,
-                        time.perf_counter() - worker.began, worker.exchange_time, str(reason))
+    stats = WorkerStats(
+        spec.worker,
+        spec.name,
+        len(records) + worker.solves,
+        0,
+        time.perf_counter() - worker.began,
+        worker.exchange_time,
+        str(reason),
+    )
     incumbent = worker.incumbent
     outbox.put(("done", spec.worker, records, stats, incumbent.x, incumbent.objective))
 
@@ -111,8 +119,13 @@ class LnsWorker(Callback):
         self.exchange_time, self.began = 0.0, time.perf_counter()
         self.last_size, self.solves = 0, 0
         problem, config = spec.problem, spec.config
-        self.incumbent = Incumbent(problem, spec.started, ImprovingOnly(config.improvement_tol),
-                                   config.history_length, check=False)
+        self.incumbent = Incumbent(
+            problem,
+            spec.started,
+            ImprovingOnly(config.improvement_tol),
+            config.history_length,
+            check=False,
+        )
         self.sub_solver = spec.make_sub_solver(problem, config)
         self.shared, self.told = None, None
         threading.Thread(target=self._listen, args=(inbox,), daemon=True).start()
@@ -128,9 +141,17 @@ class LnsWorker(Callback):
     def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
         """Improve the incumbent until a reason to stop: the LNS loop."""
         spec = self.spec
-        return run_lns(spec.problem, spec.selector, self.sub_solver, self.incumbent,
-                       config=spec.config, rng=rng, stop=spec.stop, callbacks=[self],
-                       exchange=self.exchange)
+        return run_lns(
+            spec.problem,
+            spec.selector,
+            self.sub_solver,
+            self.incumbent,
+            config=spec.config,
+            rng=rng,
+            stop=spec.stop,
+            callbacks=[self],
+            exchange=self.exchange,
+        )
 
     def _listen(self, inbox) -> None:
         """Pass the main process's messages on; a stop also ends the sub-solve in progress."""
@@ -153,8 +174,9 @@ class LnsWorker(Callback):
                 self.share(iterations - 1)
                 return self._receive(block=False)
             if iterations and iterations % self.spec.sync_every == 0:
-                self.outbox.put(("sync", self.spec.worker, self.incumbent.x,
-                                 self.incumbent.objective))
+                self.outbox.put(
+                    ("sync", self.spec.worker, self.incumbent.x, self.incumbent.objective)
+                )
                 return self._receive(block=True)
             return None
         finally:
@@ -164,8 +186,17 @@ class LnsWorker(Callback):
         """Send the incumbent to the main process if it is this worker's own new one."""
         incumbent = self.incumbent
         if incumbent.x is not self.shared:
-            self.outbox.put(("found", self.spec.worker, incumbent.x, incumbent.objective,
-                             incumbent.improved_at, iteration, self.last_size))
+            self.outbox.put(
+                (
+                    "found",
+                    self.spec.worker,
+                    incumbent.x,
+                    incumbent.objective,
+                    incumbent.improved_at,
+                    iteration,
+                    self.last_size,
+                )
+            )
             self.shared = incumbent.x
 
     def _receive(self, block: bool) -> StopReason | None:
@@ -207,9 +238,12 @@ class CompleteWorker(LnsWorker):
             time_left = self.spec.stop.remaining(stop_state(self.incumbent, 0))
             if reason is not None or time_left <= 0:
                 return [], reason or StopReason.TIME_LIMIT
-            outcome = self.sub_solver.solve(time_limit=min(segment, time_left),
-                                            seed=int(rng.integers(SEED_BOUND)),
-                                            start=self.incumbent.x, on_found=self._found)
+            outcome = self.sub_solver.solve(
+                time_limit=min(segment, time_left),
+                seed=int(rng.integers(SEED_BOUND)),
+                start=self.incumbent.x,
+                on_found=self._found,
+            )
             self.solves += 1
             status = as_status(outcome.status)
             if status.proven:

@@ -5,6 +5,7 @@ with its sense and offset, and the linear constraints as a CSR matrix with row
 bounds ``row_lower <= A x <= row_upper``. It is read from anything SCIP reads
 (``.mps``, ``.mps.gz``, ``.lp``, ...) and can build a fresh SCIP model of itself.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -16,6 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,7 +27,12 @@ from lns.core.file_numbers import check_file_numbers
 from lns.core.validation import SCIP_INFINITY, problem_data_error
 
 BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
-_SCIP_TYPES = {"BINARY": BINARY, "INTEGER": INTEGER, "CONTINUOUS": CONTINUOUS, "IMPLINT": CONTINUOUS}
+_SCIP_TYPES = {
+    "BINARY": BINARY,
+    "INTEGER": INTEGER,
+    "CONTINUOUS": CONTINUOUS,
+    "IMPLINT": CONTINUOUS,
+}
 _TYPE_NAMES = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
 _LINEAR_HANDLERS = {"linear", "setppc", "logicor", "knapsack", "varbound"}
 
@@ -54,7 +61,7 @@ class Feasibility:
 
 @dataclass(frozen=True, eq=False)
 class Problem:
-    """A mixed-integer linear program ``min/max c x + offset`` s.t. ``row_lower <= A x <= row_upper``.
+    """A MILP ``min/max c x + offset`` s.t. ``row_lower <= A x <= row_upper``.
 
     Attributes
     ----------
@@ -109,10 +116,18 @@ class Problem:
             raise ValueError(f"sense must be 'minimize' or 'maximize', got {self.sense!r}")
         if self.matrix.shape != (m, n):
             raise ValueError(f"matrix has shape {self.matrix.shape}, expected ({m}, {n})")
-        for field, length in (("var_types", n), ("lower", n), ("upper", n), ("objective", n),
-                              ("row_lower", m), ("row_upper", m)):
+        for field, length in (
+            ("var_types", n),
+            ("lower", n),
+            ("upper", n),
+            ("objective", n),
+            ("row_lower", m),
+            ("row_upper", m),
+        ):
             if len(getattr(self, field)) != length:
-                raise ValueError(f"{field} has length {len(getattr(self, field))}, expected {length}")
+                raise ValueError(
+                    f"{field} has length {len(getattr(self, field))}, expected {length}"
+                )
         error = problem_data_error(self)
         if error is not None:
             raise InvalidProblemDataError(f"{self.source or self.name}: {error}")
@@ -167,12 +182,20 @@ class Problem:
             return Feasibility(np.inf, np.inf, np.inf, False)
         activity = self.matrix @ x
         with np.errstate(invalid="ignore"):
-            below = np.where(np.isfinite(self.row_lower),
-                             (self.row_lower - activity) / np.maximum(1.0, np.abs(self.row_lower)), 0.0)
-            above = np.where(np.isfinite(self.row_upper),
-                             (activity - self.row_upper) / np.maximum(1.0, np.abs(self.row_upper)), 0.0)
+            below = np.where(
+                np.isfinite(self.row_lower),
+                (self.row_lower - activity) / np.maximum(1.0, np.abs(self.row_lower)),
+                0.0,
+            )
+            above = np.where(
+                np.isfinite(self.row_upper),
+                (activity - self.row_upper) / np.maximum(1.0, np.abs(self.row_upper)),
+                0.0,
+            )
         row = float(max(0.0, below.max(initial=0.0), above.max(initial=0.0)))
-        bound = float(max(0.0, (self.lower - x).max(initial=0.0), (x - self.upper).max(initial=0.0)))
+        bound = float(
+            max(0.0, (self.lower - x).max(initial=0.0), (x - self.upper).max(initial=0.0))
+        )
         xi = x[self.integer_mask]
         integrality = float(np.abs(xi - np.round(xi)).max(initial=0.0))
         feasible = row <= feastol and bound <= feastol and integrality <= inttol
@@ -191,24 +214,36 @@ class Problem:
         model = Model(self.name)
         model.hideOutput()
         vtypes = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
-        xs = [model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
-              for name, t, lb, ub, c in zip(self.var_names, self.var_types, self.lower, self.upper, self.objective)]
+        xs = [
+            model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
+            for name, t, lb, ub, c in zip(
+                self.var_names, self.var_types, self.lower, self.upper, self.objective, strict=True
+            )
+        ]
         # Plain Python lists: indexing numpy arrays row by row made this loop twice as slow.
-        indptr, indices, data = (self.matrix.indptr.tolist(), self.matrix.indices.tolist(),
-                                 self.matrix.data.tolist())
+        indptr, indices, data = (
+            self.matrix.indptr.tolist(),
+            self.matrix.indices.tolist(),
+            self.matrix.data.tolist(),
+        )
         lhss = [None if value == -np.inf else value for value in self.row_lower.tolist()]
         rhss = [None if value == np.inf else value for value in self.row_upper.tolist()]
         for i, name in enumerate(self.row_names):
             start, end = indptr[i], indptr[i + 1]
-            expr = quicksum(a * xs[j] for j, a in zip(indices[start:end], data[start:end]))
+            expr = quicksum(
+                a * xs[j] for j, a in zip(indices[start:end], data[start:end], strict=True)
+            )
             model.addCons(_ranged(expr, lhss[i], rhss[i]), name=name)
         if self.objective_offset:
             model.addObjoffset(float(self.objective_offset))
-        model.setObjective(quicksum(float(c) * x for c, x in zip(self.objective, xs) if c), sense=self.sense)
+        model.setObjective(
+            quicksum(float(c) * x for c, x in zip(self.objective, xs, strict=True) if c),
+            sense=cast(Literal["minimize", "maximize"], self.sense),  # checked in __post_init__
+        )
         return model
 
     def write(self, path: str | Path) -> Path:
-        """Write the problem in any format SCIP writes, chosen by the extension (``.mps``, ``.lp``, ...).
+        """Write in a format SCIP writes, chosen by the extension (``.mps``, ``.lp``, ...).
 
         A ``.gz`` suffix compresses the file (level 6: on a 44 MB set-cover file, 3x faster than
         level 9 for a 13% larger file); the gzip header carries no time stamp, so the same problem
@@ -223,8 +258,13 @@ class Problem:
         with tempfile.TemporaryDirectory(dir=path.parent) as folder:
             plain = Path(folder) / path.stem
             model.writeProblem(str(plain), verbose=False)
-            with open(plain, "rb") as source, open(path, "wb") as target, \
-                    gzip.GzipFile(filename="", mode="wb", fileobj=target, mtime=0, compresslevel=6) as compressed:
+            with (
+                open(plain, "rb") as source,
+                open(path, "wb") as target,
+                gzip.GzipFile(
+                    filename="", mode="wb", fileobj=target, mtime=0, compresslevel=6
+                ) as compressed,
+            ):
                 shutil.copyfileobj(source, compressed)
         return path
 
@@ -290,8 +330,11 @@ def read_scip_model(path: str | Path):
         except Exception as error:  # pyscipopt raises bare OSError/Exception for reader errors
             failure = error
     if failure is not None:
-        messages = [line.split("ERROR:", 1)[1].strip() for line in "".join(captured).splitlines()
-                    if "ERROR:" in line and "in function call" not in line]
+        messages = [
+            line.split("ERROR:", 1)[1].strip()
+            for line in "".join(captured).splitlines()
+            if "ERROR:" in line and "in function call" not in line
+        ]
         reason = "; ".join(messages) or str(failure)
         raise ProblemReadError(f"{path}: SCIP could not read the file ({reason})")
     if model.getNVars() == 0:
@@ -307,12 +350,19 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
     unknown = [v.vtype() for v in variables if v.vtype() not in _SCIP_TYPES]
     if unknown:
         raise UnsupportedProblemError(f"{where}: variable type {unknown[0]} is not supported")
-    rows, cols, vals, row_lower, row_upper, row_names = [], [], [], [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    row_lower: list[float] = []
+    row_upper: list[float] = []
+    row_names: list[str] = []
     for i, cons in enumerate(model.getConss()):
         handler = cons.getConshdlrName()
         if handler not in _LINEAR_HANDLERS:
             raise UnsupportedProblemError(
-                f"{where}: constraint '{cons.name}' is of type '{handler}'; only linear constraints are supported")
+                f"{where}: constraint '{cons.name}' is of type '{handler}'; "
+                "only linear constraints are supported"
+            )
         coefficients = model.getValsLinear(cons)
         rows.extend([i] * len(coefficients))
         cols.extend(index[v] for v in coefficients)
@@ -321,8 +371,13 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
         row_upper.append(model.getRhs(cons))
         row_names.append(cons.name)
     n, m = len(variables), len(row_names)
-    matrix = sp.csr_matrix((np.array(vals, dtype=float), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
-                           shape=(m, n))
+    matrix = sp.csr_matrix(
+        (
+            np.array(vals, dtype=float),
+            (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)),
+        ),
+        shape=(m, n),
+    )
     matrix.sum_duplicates()
     return Problem(
         name=name,

@@ -1,4 +1,5 @@
 """Progress reporting through ``logging``: one line per new incumbent."""
+
 from __future__ import annotations
 
 import logging
@@ -22,6 +23,13 @@ class ImprovementLogger(Callback):
         if self.optimum is not None:
             gap = f"  gap {100 * primal_gap(improvement.objective, self.optimum):.3f}%"
         iteration = "initial" if improvement.iteration < 0 else f"iteration {improvement.iteration}"
-        log.info("%s  %7.2fs  objective %.10g  %s  k=%d  (%s)%s", self.instance,
-                 improvement.time, improvement.objective, iteration,
-                 improvement.neighborhood_size, improvement.source, gap)
+        log.info(
+            "%s  %7.2fs  objective %.10g  %s  k=%d  (%s)%s",
+            self.instance,
+            improvement.time,
+            improvement.objective,
+            iteration,
+            improvement.neighborhood_size,
+            improvement.source,
+            gap,
+        )

@@ -1,4 +1,5 @@
 """What a run returns: the best solution, the anytime trajectory and per-iteration records."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -8,7 +9,6 @@ import numpy as np
 
 from lns.core.problem import Feasibility, Problem
 from lns.core.solution_file import write_sol
-
 
 #: Stop reasons with which the returned solution is proven optimal.
 PROVEN = ("optimal", "no_integer_variables")
@@ -209,9 +209,11 @@ class Result:
         """One line: instance, method (and selector), status, objective, runtime, iterations."""
         method = self.method + (f"/{self.selector}" if self.selector else "")
         objective = "None" if self.objective is None else f"{self.objective:.10g}"
-        return (f"Result(instance={self.instance!r}, method={method!r}, status={self.status!r}, "
-                f"objective={objective}, runtime={self.runtime:.2f}s, "
-                f"iterations={len(self.iterations)})")
+        return (
+            f"Result(instance={self.instance!r}, method={method!r}, status={self.status!r}, "
+            f"objective={objective}, runtime={self.runtime:.2f}s, "
+            f"iterations={len(self.iterations)})"
+        )
 
     def statistics(self) -> dict:
         """Per-iteration records as numpy arrays, one per :class:`IterationRecord` field."""
@@ -222,14 +224,25 @@ class Result:
         """Per-iteration records as a ``pandas.DataFrame`` (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame([asdict(r) for r in self.iterations],
-                            columns=list(IterationRecord.__dataclass_fields__))
+        return pd.DataFrame(
+            [asdict(r) for r in self.iterations], columns=list(IterationRecord.__dataclass_fields__)
+        )
 
 
-def build_result(incumbent, *, method: str, stop_reason, seed: int, time_limit: float | None,
-                 selector: str | None = None, sub_solver: str | None = None,
-                 iterations: list | None = None, dual_bound: float | None = None,
-                 solver_time: float = 0.0, workers: list | None = None) -> Result:
+def build_result(
+    incumbent,
+    *,
+    method: str,
+    stop_reason,
+    seed: int,
+    time_limit: float | None,
+    selector: str | None = None,
+    sub_solver: str | None = None,
+    iterations: list | None = None,
+    dual_bound: float | None = None,
+    solver_time: float = 0.0,
+    workers: list | None = None,
+) -> Result:
     """The :class:`Result` of a run (LNS, plain SCIP or CP-SAT) from its final incumbent.
 
     ``incumbent`` is the run's :class:`lns.core.incumbent.Incumbent`; the status follows from
@@ -240,10 +253,23 @@ def build_result(incumbent, *, method: str, stop_reason, seed: int, time_limit: 
         status = Status.NO_SOLUTION
     else:
         status = Status.OPTIMAL if stop_reason in PROVEN else Status.FEASIBLE
-    return Result(instance=problem.name, method=method, selector=selector, status=status,
-                  stop_reason=stop_reason, objective=incumbent.objective, x=x,
-                  trajectory=incumbent.trajectory, iterations=list(iterations or []),
-                  runtime=incumbent.elapsed(),
-                  feasibility=problem.check(x) if x is not None else None, seed=seed,
-                  time_limit=time_limit, dual_bound=dual_bound, solver_time=solver_time,
-                  problem=problem, sub_solver=sub_solver, workers=list(workers or []))
+    return Result(
+        instance=problem.name,
+        method=method,
+        selector=selector,
+        status=status,
+        stop_reason=stop_reason,
+        objective=incumbent.objective,
+        x=x,
+        trajectory=incumbent.trajectory,
+        iterations=list(iterations or []),
+        runtime=incumbent.elapsed(),
+        feasibility=problem.check(x) if x is not None else None,
+        seed=seed,
+        time_limit=time_limit,
+        dual_bound=dual_bound,
+        solver_time=solver_time,
+        problem=problem,
+        sub_solver=sub_solver,
+        workers=list(workers or []),
+    )

@@ -20,6 +20,7 @@ pyscipopt does not wrap SCIP's collection, so both are called through ``ctypes``
 library that pyscipopt's extension module links to, ``malloc_trim`` in the C library (glibc
 only; elsewhere it is skipped).
 """
+
 from __future__ import annotations
 
 import ctypes

@@ -9,6 +9,7 @@ the initial solution and the plain-SCIP baseline. SCIP runs in the worker thread
 a :class:`lns.core.watchdog.Watchdog`, with the GIL released, so that a solve that
 ignores its time limit is stopped, or abandoned, about a second after it.
 """
+
 from __future__ import annotations
 
 import logging
@@ -26,14 +27,23 @@ log = logging.getLogger("lns")
 
 #: Every status word of ``pyscipopt.Model.getStatus`` (PySCIPOpt 6); others read as ``OTHER``.
 SCIP_STATUS = {
-    "optimal": SolveStatus.OPTIMAL, "infeasible": SolveStatus.INFEASIBLE,
-    "unbounded": SolveStatus.UNBOUNDED, "inforunbd": SolveStatus.INFEASIBLE_OR_UNBOUNDED,
-    "timelimit": SolveStatus.TIME_LIMIT, "nodelimit": SolveStatus.NODE_LIMIT,
-    "totalnodelimit": SolveStatus.NODE_LIMIT, "stallnodelimit": SolveStatus.NODE_LIMIT,
-    "sollimit": SolveStatus.SOLUTION_LIMIT, "bestsollimit": SolveStatus.SOLUTION_LIMIT,
-    "gaplimit": SolveStatus.GAP_LIMIT, "memlimit": SolveStatus.MEMORY_LIMIT,
-    "userinterrupt": SolveStatus.INTERRUPTED, "restartlimit": SolveStatus.OTHER,
-    "primallimit": SolveStatus.OTHER, "duallimit": SolveStatus.OTHER, "unknown": SolveStatus.OTHER,
+    "optimal": SolveStatus.OPTIMAL,
+    "infeasible": SolveStatus.INFEASIBLE,
+    "unbounded": SolveStatus.UNBOUNDED,
+    "inforunbd": SolveStatus.INFEASIBLE_OR_UNBOUNDED,
+    "timelimit": SolveStatus.TIME_LIMIT,
+    "nodelimit": SolveStatus.NODE_LIMIT,
+    "totalnodelimit": SolveStatus.NODE_LIMIT,
+    "stallnodelimit": SolveStatus.NODE_LIMIT,
+    "sollimit": SolveStatus.SOLUTION_LIMIT,
+    "bestsollimit": SolveStatus.SOLUTION_LIMIT,
+    "gaplimit": SolveStatus.GAP_LIMIT,
+    "memlimit": SolveStatus.MEMORY_LIMIT,
+    "userinterrupt": SolveStatus.INTERRUPTED,
+    "restartlimit": SolveStatus.OTHER,
+    "primallimit": SolveStatus.OTHER,
+    "duallimit": SolveStatus.OTHER,
+    "unknown": SolveStatus.OTHER,
 }
 
 
@@ -112,16 +122,23 @@ class ScipSubSolver(WatchedSubSolver):
 
     name = "scip"
 
-    def __init__(self, problem: Problem, params: dict | None = None, threads: int = 1, model=None,
-                 grace: float = GRACE_SECONDS):
+    def __init__(
+        self,
+        problem: Problem,
+        params: dict | None = None,
+        threads: int = 1,
+        model=None,
+        grace: float = GRACE_SECONDS,
+    ):
         super().__init__(f"the SCIP sub-solver of {problem.name}", grace)
         self.problem = problem
         self.model = model if model is not None else problem.to_scip()
         self.model.hideOutput()
         self.variables = self.model.getVars()
         if [v.name for v in self.variables] != list(problem.var_names):
-            raise ValueError(f"the SCIP model of {problem.name} does not list the problem's "
-                             "variables in order")
+            raise ValueError(
+                f"the SCIP model of {problem.name} does not list the problem's variables in order"
+            )
         self._lower = np.array([v.getLbOriginal() for v in self.variables])
         self._upper = np.array([v.getUbOriginal() for v in self.variables])
         self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
@@ -139,9 +156,17 @@ class ScipSubSolver(WatchedSubSolver):
         self._recorder.model = None
         self._optimizing = False
 
-    def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
-              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
-              on_found=None) -> SolveOutcome:
+    def solve(
+        self,
+        *,
+        time_limit: float,
+        seed: int,
+        fixed: np.ndarray | None = None,
+        start: np.ndarray | None = None,
+        solution_limit: int = -1,
+        node_limit: int = -1,
+        on_found=None,
+    ) -> SolveOutcome:
         """Solve with ``fixed`` variables held at their ``start`` values.
 
         See :meth:`lns.core.subsolver.SubSolver.solve`. ``time_limit`` is clipped at 0.01
@@ -153,6 +178,7 @@ class ScipSubSolver(WatchedSubSolver):
         self.model.freeTransform()
         recorder = self._recorder
         recorder.model, recorder.found, recorder.on_found = self.model, [], on_found
+
         def prepare():
             self._prepare(time_limit, seed, solution_limit, node_limit, fixed, start)
 
@@ -168,8 +194,15 @@ class ScipSubSolver(WatchedSubSolver):
         self.model.freeTransform()
         self._set_bounds(self._lower, self._upper)
 
-    def _prepare(self, time_limit: float, seed: int, solution_limit: int, node_limit: int,
-                 fixed: np.ndarray, start: np.ndarray | None) -> None:
+    def _prepare(
+        self,
+        time_limit: float,
+        seed: int,
+        solution_limit: int,
+        node_limit: int,
+        fixed: np.ndarray,
+        start: np.ndarray | None,
+    ) -> None:
         """Limits, seed, fixings and start of one solve."""
         model = self.model
         model.setRealParam("limits/time", time_limit)
@@ -190,13 +223,19 @@ class ScipSubSolver(WatchedSubSolver):
         """Prepare and run SCIP under the watchdog and the interrupt guard; read how it ended."""
         ended: dict = {}
         status, solve_time = self._watchdog.run_guarded(
-            self, lambda: self._solve_and_free(prepare, ended), time_limit, self._interrupt)
+            self, lambda: self._solve_and_free(prepare, ended), time_limit, self._interrupt
+        )
         solve_time = ended.get("solve_time", solve_time)  # SCIP's own, if it returned
         self.total_solve_time += solve_time
         found = list(self._recorder.found)
         if status is SolveStatus.ABANDONED:
-            log.warning("%s: SCIP ignored its time limit of %.2fs or a stop request; the solve was "
-                        "abandoned after %.2fs", self.problem.name, time_limit, solve_time)
+            log.warning(
+                "%s: SCIP ignored its time limit of %.2fs or a stop request; the solve was "
+                "abandoned after %.2fs",
+                self.problem.name,
+                time_limit,
+                solve_time,
+            )
             return SolveOutcome(status, found, solve_time)
         status = status or scip_status(ended["status"])
         return SolveOutcome(status, found, solve_time, ended.get("dual_bound", float("nan")))
@@ -246,10 +285,12 @@ class ScipSubSolver(WatchedSubSolver):
         Bounds are widened before they are tightened, so that ``lb <= ub`` holds after every call.
         """
         model, variables = self.model, self.variables
-        steps = ((np.greater, model.chgVarUb, upper, self._upper_now),  # widen
-                 (np.less, model.chgVarLb, lower, self._lower_now),
-                 (np.greater, model.chgVarLb, lower, self._lower_now),  # tighten
-                 (np.less, model.chgVarUb, upper, self._upper_now))
+        steps = (
+            (np.greater, model.chgVarUb, upper, self._upper_now),  # widen
+            (np.less, model.chgVarLb, lower, self._lower_now),
+            (np.greater, model.chgVarLb, lower, self._lower_now),  # tighten
+            (np.less, model.chgVarUb, upper, self._upper_now),
+        )
         for differs, change, target, now in steps:
             for j in np.flatnonzero(differs(target, now)).tolist():
                 change(variables[j], float(target[j]))

@@ -5,6 +5,7 @@ A selector is a callable ``(state, size, rng) -> Neighborhood`` (see
 fixes every other integer variable at its incumbent value and lets SCIP
 re-optimise the rest.
 """
+
 from __future__ import annotations
 
 import time

@@ -3,6 +3,7 @@
 The format is SCIP's and MIPLIB's: lines ``=opt=  name  value``, ``=best=  name
 value``, ``=inf=  name`` or ``=unkn=  name``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +12,7 @@ from lns.core.problem import instance_name
 
 
 def read_solu(path: str | Path) -> dict:
-    """Map instance name -> ``(kind, value)`` with kind ``"opt"``, ``"best"``, ``"inf"`` or ``"unkn"``.
+    """Map instance name -> ``(kind, value)``, kind ``"opt"``, ``"best"``, ``"inf"`` or ``"unkn"``.
 
     ``value`` is ``None`` for ``inf`` and ``unkn`` entries.
     """
@@ -27,7 +28,7 @@ def read_solu(path: str | Path) -> dict:
 
 
 def known_objective(instance: str | Path) -> float | None:
-    """The optimal or best known value of ``instance`` from a ``.solu`` file in its folder, if any."""
+    """The optimal or best known value of ``instance`` from a ``.solu`` file in its folder."""
     instance = Path(instance)
     for solu in sorted(instance.parent.glob("*.solu")):
         kind, value = read_solu(solu).get(instance_name(instance), (None, None))

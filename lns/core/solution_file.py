@@ -8,6 +8,7 @@ file in the target's folder and renames it over the target (:func:`os.replace`, 
 on POSIX and Windows), so a reader, a crash or a second run writing the same file never
 sees a mixed or truncated one.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,9 @@ def _umask() -> int:
 _FILE_MODE = 0o666 & ~_umask()
 
 
-def write_sol(path: str | Path, problem: Problem, x: np.ndarray, objective: float,
-              format: str = "scip") -> Path:
+def write_sol(
+    path: str | Path, problem: Problem, x: np.ndarray, objective: float, format: str = "scip"
+) -> Path:
     """Write ``x`` (all variables of ``problem``) as a solution file; zeros are omitted.
 
     ``format="scip"``: SCIP's ``.sol`` format; ``"miplib"``: the MIPLIB solution checker's
@@ -41,8 +43,9 @@ def write_sol(path: str | Path, problem: Problem, x: np.ndarray, objective: floa
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = solution_lines(problem, x, objective, format)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                             suffix=".tmp")
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(descriptor, "w") as file:
             file.write("\n".join(lines) + "\n")
@@ -78,8 +81,9 @@ def check_writable(path: str | Path) -> Path:
     return path
 
 
-def solution_lines(problem: Problem, x: np.ndarray, objective: float,
-                   format: str = "scip") -> list[str]:
+def solution_lines(
+    problem: Problem, x: np.ndarray, objective: float, format: str = "scip"
+) -> list[str]:
     """The lines of a solution file: a header, then ``name value`` for every nonzero.
 
     SCIP's header is ``solution status: feasible`` and ``objective value: v``; the MIPLIB
@@ -88,12 +92,19 @@ def solution_lines(problem: Problem, x: np.ndarray, objective: float,
     Zeros are left out in both: the MIPLIB 2017 test scripts make the checker's file from SCIP's
     (which leaves them out) by rewriting the header alone (``scripts/run_scip.sh``).
     """
-    headers = {"scip": ["solution status: feasible", f"objective value: {objective:.15g}"],
-               "miplib": [f"=obj= {objective:.15g}"]}
+    headers = {
+        "scip": ["solution status: feasible", f"objective value: {objective:.15g}"],
+        "miplib": [f"=obj= {objective:.15g}"],
+    }
     if format not in headers:
-        raise ValueError(f"format: '{format}' is not a solution format; choose one of "
-                         f"{list(headers)}")
-    nonzeros = [f"{name} {value:.15g}" for name, value in zip(problem.var_names, x) if value != 0]
+        raise ValueError(
+            f"format: '{format}' is not a solution format; choose one of {list(headers)}"
+        )
+    nonzeros = [
+        f"{name} {value:.15g}"
+        for name, value in zip(problem.var_names, x, strict=True)
+        if value != 0
+    ]
     return headers[format] + nonzeros
 
 
@@ -112,16 +123,24 @@ def read_sol(path: str | Path, problem: Problem, missing: float = 0.0) -> np.nda
     x = np.full(problem.n_vars, missing, dtype=float)
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         line = line.strip()
-        if not line or line.startswith("#") or line.startswith(("solution status", "objective value", "=obj=")):
+        if (
+            not line
+            or line.startswith("#")
+            or line.startswith(("solution status", "objective value", "=obj="))
+        ):
             continue
         parts = line.split()
         if len(parts) < 2:
             raise SolutionFileError(f"{path}:{number}: expected 'name value', got {line!r}")
         name, value = parts[0], parts[1]
         if name not in index:
-            raise SolutionFileError(f"{path}:{number}: variable '{name}' is not in problem {problem.name}")
+            raise SolutionFileError(
+                f"{path}:{number}: variable '{name}' is not in problem {problem.name}"
+            )
         try:
             x[index[name]] = float(value)
         except ValueError:
-            raise SolutionFileError(f"{path}:{number}: value {value!r} of '{name}' is not a number") from None
+            raise SolutionFileError(
+                f"{path}:{number}: value {value!r} of '{name}' is not a number"
+            ) from None
     return x

@@ -28,6 +28,7 @@ lead to air05 (integral 6.2 to 6.6 s against 9.5 to 27 s from SCIP's first solut
 the differences were within the noise. ``"cpsat"`` found no solution in 30 s on ``mvc``, ``sc``
 and ``ca``, and its first one last on the others.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,8 +36,9 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
 from lns.core.errors import UnknownNameError
 from lns.core.interrupt import active_guard
@@ -75,8 +77,9 @@ class StallRule:
     factor: float = 2.0
     share: float = 0.2
 
-    def end(self, began: float, first: float | None, last: float | None,
-            time_limit: float) -> float:
+    def end(
+        self, began: float, first: float | None, last: float | None, time_limit: float
+    ) -> float:
         """The ``time.perf_counter()`` at which to stop, given when the solve ``began``, and
         when its ``first`` and ``last`` solutions came (``None``: none yet, never stop)."""
         if first is None:
@@ -119,8 +122,7 @@ class StartStrategy(Protocol):
 
     name: str
 
-    def __call__(self, task: StartTask) -> SolveOutcome:
-        ...
+    def __call__(self, task: StartTask) -> SolveOutcome: ...
 
 
 class _StallWatch:
@@ -137,7 +139,7 @@ class _StallWatch:
         self._done = False
         self._thread = threading.Thread(target=self._watch, name="lns-start-stall", daemon=True)
 
-    def __enter__(self) -> "_StallWatch":
+    def __enter__(self) -> _StallWatch:
         self._thread.start()
         return self
 
@@ -198,8 +200,12 @@ class FirstSolutionStart:
     name = "first"
 
     def __call__(self, task: StartTask) -> SolveOutcome:
-        return task.sub_solver.solve(time_limit=task.time_limit, seed=task.seed,
-                                     solution_limit=self.solution_limit, on_found=task.on_found)
+        return task.sub_solver.solve(
+            time_limit=task.time_limit,
+            seed=task.seed,
+            solution_limit=self.solution_limit,
+            on_found=task.on_found,
+        )
 
 
 @dataclass(frozen=True)
@@ -235,12 +241,17 @@ class ScipStart:
         task = _less_time(task, began)
         if self.emphasis is None:
             return solve_until_stall(solver, task, self.stall)
-        return _with_emphasis(solver, self.emphasis, task.scip_params,
-                              lambda: solve_until_stall(solver, task, self.stall))
+        return _with_emphasis(
+            solver,
+            self.emphasis,
+            task.scip_params,
+            lambda: solve_until_stall(solver, task, self.stall),
+        )
 
 
-def _with_emphasis(solver: ScipSubSolver, emphasis: str, params: dict | None,
-                   solve: Callable[[], SolveOutcome]) -> SolveOutcome:
+def _with_emphasis(
+    solver: ScipSubSolver, emphasis: str, params: dict | None, solve: Callable[[], SolveOutcome]
+) -> SolveOutcome:
     """``solve()`` with SCIP's ``emphasis`` (then ``params``) set on ``solver``'s model; the
     changed parameters are restored after it, unless the solve was abandoned (its model is then
     still in use) or raised."""
@@ -257,8 +268,7 @@ def _with_emphasis(solver: ScipSubSolver, emphasis: str, params: dict | None,
     finally:
         if outcome is not None and outcome.status.usable_after:
             after = model.getParams()
-            model.setParams({name: value for name, value in before.items()
-                             if after[name] != value})
+            model.setParams({name: value for name, value in before.items() if after[name] != value})
 
 
 @dataclass(frozen=True)
@@ -293,8 +303,9 @@ def _less_time(task: StartTask, began: float) -> StartTask:
 STARTS = ("first", "improving", "feasibility", "cpsat")
 
 
-def make_start(name: str, problem: Problem, *, stall: StallRule,
-               solution_limit: int = 1) -> StartStrategy:
+def make_start(
+    name: str, problem: Problem, *, stall: StallRule, solution_limit: int = 1
+) -> StartStrategy:
     """The start strategy named ``name`` (one of :data:`STARTS`) for ``problem``.
 
     ``"cpsat"`` on a problem with continuous variables falls back to ``"improving"``.
@@ -307,12 +318,10 @@ def make_start(name: str, problem: Problem, *, stall: StallRule,
     if name not in STARTS:
         raise UnknownNameError("start", name, STARTS)
     if name == "cpsat" and len(problem.integer_indices) < problem.n_vars:
-        log.info("%s has continuous variables: start 'improving' instead of 'cpsat'",
-                 problem.name)
+        log.info("%s has continuous variables: start 'improving' instead of 'cpsat'", problem.name)
         name = "improving"
     if name == "first":
         return FirstSolutionStart(solution_limit)
     if name == "cpsat":
         return CpSatStart(stall)
     return ScipStart(stall, "FEASIBILITY" if name == "feasibility" else None)
-

@@ -10,12 +10,13 @@ fired (:meth:`Stop.fired`), as the stopping criteria of the ``alns`` package
 The time and iteration limits of :func:`lns.solve` are such rules too, combined with the
 one passed as ``solve(..., stop=...)``.
 """
+
 from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 class StopReason(str, enum.Enum):
@@ -88,8 +89,9 @@ class AnyOf(Stop):
     """Stops as soon as one of ``rules`` does; :meth:`fired` names the first that fires."""
 
     def __init__(self, *rules: Stop):
-        self.rules: tuple = tuple(r for rule in rules
-                                  for r in (rule.rules if isinstance(rule, AnyOf) else (rule,)))
+        self.rules: tuple = tuple(
+            r for rule in rules for r in (rule.rules if isinstance(rule, AnyOf) else (rule,))
+        )
 
     def __call__(self, state: StopState) -> bool:
         return self.fired(state) is not None
@@ -159,8 +161,9 @@ class NoImprovement(Stop):
 
     def __call__(self, state: StopState) -> bool:
         seconds, iterations = self.seconds, self.iterations
-        return ((seconds is not None and state.since_improvement >= seconds)
-                or (iterations is not None and state.iterations_since_improvement >= iterations))
+        return (seconds is not None and state.since_improvement >= seconds) or (
+            iterations is not None and state.iterations_since_improvement >= iterations
+        )
 
     def __repr__(self) -> str:
         return f"NoImprovement(seconds={self.seconds}, iterations={self.iterations})"

@@ -9,12 +9,14 @@ fake sub-solver know nothing else of them than what is written here. Both run ea
 under a watchdog (:mod:`lns.core.watchdog`): a solve returns at most about a second after
 its time limit, whatever the solver does (``ABANDONED`` when it had to be left running).
 """
+
 from __future__ import annotations
 
 import contextlib
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, ContextManager, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -44,8 +46,12 @@ class SolveStatus(str, enum.Enum):
     @property
     def proven(self) -> bool:
         """Nothing better than what the solve returned exists in the space it searched."""
-        return self in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE, SolveStatus.UNBOUNDED,
-                        SolveStatus.INFEASIBLE_OR_UNBOUNDED)
+        return self in (
+            SolveStatus.OPTIMAL,
+            SolveStatus.INFEASIBLE,
+            SolveStatus.UNBOUNDED,
+            SolveStatus.INFEASIBLE_OR_UNBOUNDED,
+        )
 
     @property
     def usable_after(self) -> bool:
@@ -129,9 +135,17 @@ class SubSolver(Protocol):
     name: str
     total_solve_time: float
 
-    def solve(self, *, time_limit: float, seed: int, fixed: np.ndarray | None = None,
-              start: np.ndarray | None = None, solution_limit: int = -1, node_limit: int = -1,
-              on_found: OnFound | None = None) -> SolveOutcome:
+    def solve(
+        self,
+        *,
+        time_limit: float,
+        seed: int,
+        fixed: np.ndarray | None = None,
+        start: np.ndarray | None = None,
+        solution_limit: int = -1,
+        node_limit: int = -1,
+        on_found: OnFound | None = None,
+    ) -> SolveOutcome:
         """Solve with the variables ``fixed`` held at their values in ``start``.
 
         Parameters
@@ -171,7 +185,7 @@ class SubSolver(Protocol):
         """Ask the solve in progress to end soon. Safe from another thread; a no-op when idle."""
         ...
 
-    def session(self) -> ContextManager:
+    def session(self) -> contextlib.AbstractContextManager:
         """A block of solves of one run: state that speeds up the next solve (fixings, a model)
         may stay between them, and is undone when the block ends, also after an exception."""
         ...

@@ -142,12 +142,12 @@ def check_integer(
 def check_run_arguments(*, time_limit, iteration_limit, seed, optimum=None) -> None:
     """Check the arguments of a run (:func:`lns.api.solve`) before anything is read.
 
-    ``time_limit`` must be positive seconds; ``None`` or ``inf`` mean no limit. Zero is
-    refused rather than read as "return at once": a run that may not spend any time cannot
-    even read the problem, so it could only return no solution, which hides the mistake.
-    ``iteration_limit`` is ``None`` or an integer >= 0 (0: the first solution only), ``seed`` a non-negative integer
-    (``None`` is refused: one seed must drive every random choice), ``optimum`` ``None`` or
-    a finite number.
+    ``time_limit`` must be positive seconds; ``None`` or ``inf`` mean no limit. Zero is refused
+    rather than read as "return at once": a run that may not spend any time cannot even read the
+    problem, so it could only return no solution, which hides the mistake. ``iteration_limit`` is
+    ``None`` or an integer >= 0 (0: the first solution only), ``seed`` a non-negative integer
+    (``None`` is refused: one seed must drive every random choice), ``optimum`` ``None`` or a finite
+    number.
 
     Raises
     ------

@@ -12,6 +12,7 @@ In a ``.sol`` file an unlisted variable is zero (SCIP's convention for complete 
 when that gives a feasible solution; otherwise the file is a partial start and the unlisted
 variables are the unassigned ones.
 """
+
 from __future__ import annotations
 
 import logging
@@ -49,7 +50,8 @@ def read_start(start, problem: Problem) -> tuple[np.ndarray, str]:
         unknown = sorted(set(start) - set(index))
         if unknown:
             raise SolutionFileError(
-                f"{where}: variable '{unknown[0]}' is not in problem {problem.name}")
+                f"{where}: variable '{unknown[0]}' is not in problem {problem.name}"
+            )
         x = np.full(problem.n_vars, np.nan)
         for name, value in start.items():
             x[index[name]] = _number(value, name, where)
@@ -58,10 +60,13 @@ def read_start(start, problem: Problem) -> tuple[np.ndarray, str]:
         x = np.asarray(start, dtype=float)
     except (TypeError, ValueError):
         raise SolutionFileError(
-            f"{where}: expected a vector of numbers, got {type(start).__name__}") from None
+            f"{where}: expected a vector of numbers, got {type(start).__name__}"
+        ) from None
     if x.shape != (problem.n_vars,):
-        raise SolutionFileError(f"{where}: expected {problem.n_vars} values (one per variable of "
-                                f"{problem.name}), got shape {x.shape}")
+        raise SolutionFileError(
+            f"{where}: expected {problem.n_vars} values (one per variable of "
+            f"{problem.name}), got shape {x.shape}"
+        )
     infinite = np.flatnonzero(np.isinf(x))
     if len(infinite):
         name = problem.var_names[infinite[0]]
@@ -96,8 +101,16 @@ def conflict(problem: Problem, x: np.ndarray) -> str | None:
     return None
 
 
-def warm_start(problem: Problem, solver, incumbent, start, *, time_limit: float, seed: int,
-               node_limit: int = -1) -> bool:
+def warm_start(
+    problem: Problem,
+    solver,
+    incumbent,
+    start,
+    *,
+    time_limit: float,
+    seed: int,
+    node_limit: int = -1,
+) -> bool:
     """Offer ``start`` to ``incumbent``, completed if needed; return whether it holds a solution.
 
     Parameters
@@ -135,15 +148,29 @@ def warm_start(problem: Problem, solver, incumbent, start, *, time_limit: float,
         values = np.where(assigned, x, np.clip(0.0, problem.lower, problem.upper))
         values[fixed] = np.round(values[fixed])
         outcome = solver.solve(
-            time_limit=time_limit, seed=seed, fixed=fixed, start=values, node_limit=node_limit,
-            on_found=lambda found: incumbent.offer(found.x, found.time, -1, 0, "user"))
+            time_limit=time_limit,
+            seed=seed,
+            fixed=fixed,
+            start=values,
+            node_limit=node_limit,
+            on_found=lambda found: incumbent.offer(found.x, found.time, -1, 0, "user"),
+        )
         if incumbent.x is not None:
-            log.info("%s: completed the start (%d of %d integer variables fixed)", problem.name,
-                     len(fixed), len(problem.integer_indices))
+            log.info(
+                "%s: completed the start (%d of %d integer variables fixed)",
+                problem.name,
+                len(fixed),
+                len(problem.integer_indices),
+            )
             return True
         if outcome.status == SolveStatus.INTERRUPTED:  # a str enum: SCIP's word matches too
             return False  # the caller's next solve answers the interrupt at once
         reason = f"SCIP found no completion: {outcome.status}"
-    log.warning("%s: the start is not feasible for %s and cannot be completed (%s); finding a "
-                "first solution without it", where, problem.name, reason)
+    log.warning(
+        "%s: the start is not feasible for %s and cannot be completed (%s); finding a "
+        "first solution without it",
+        where,
+        problem.name,
+        reason,
+    )
     return False

@@ -20,6 +20,7 @@ of p0201 with 90% of its variables fixed (about 1.3 ms each), the median solve t
 machine with 2.5 runnable processes per core, where a wake-up may wait for a core
 (``benchmarks/watchdog_overhead.py`` measures it).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,7 +28,7 @@ import queue
 import threading
 import time
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 from lns.core.interrupt import active_guard
 from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
@@ -52,7 +53,7 @@ class _Job:
     """
 
     def __init__(self, work: Callable[[], object]):
-        self.work = work
+        self.work: Callable[[], object] | None = work
         self.error: BaseException | None = None
         self._running = threading.Lock()
         self._running.acquire()
@@ -60,7 +61,7 @@ class _Job:
 
     def execute(self) -> None:
         try:
-            self.work()
+            self.work()  # type: ignore[misc]  # set until the job has run
         except BaseException as error:  # handed to the waiting thread, which raises it
             self.error = error
         finally:
@@ -106,8 +107,9 @@ class Watchdog:
         A solve did not return after it was asked to stop; the worker thread still runs it.
     """
 
-    def __init__(self, owner: str, grace: float = GRACE_SECONDS,
-                 patience: float = STOP_PATIENCE_SECONDS):
+    def __init__(
+        self, owner: str, grace: float = GRACE_SECONDS, patience: float = STOP_PATIENCE_SECONDS
+    ):
         if not grace > 0:
             raise ValueError(f"grace must be > 0 seconds, got {grace!r}")
         self.owner = owner
@@ -132,7 +134,8 @@ class Watchdog:
         if self.abandoned:
             raise SubSolverAbandonedError(
                 f"{self.owner}: an earlier solve did not stop when asked and was abandoned while "
-                "still running; this sub-solver cannot solve again (create a new one)")
+                "still running; this sub-solver cannot solve again (create a new one)"
+            )
         self.stop_requested = False
 
     def request_stop(self) -> None:
@@ -141,8 +144,9 @@ class Watchdog:
         self.stop_requested = True
         self._send_interrupt()
 
-    def run(self, work: Callable[[], object], time_limit: float,
-            interrupt: Callable[[], object]) -> bool:
+    def run(
+        self, work: Callable[[], object], time_limit: float, interrupt: Callable[[], object]
+    ) -> bool:
         """Run ``work()`` in the worker thread and wait for it.
 
         Parameters
@@ -185,8 +189,9 @@ class Watchdog:
             raise job.error
         return finished
 
-    def run_guarded(self, solver, work: Callable[[], object], time_limit: float,
-                    interrupt: Callable[[], object]) -> tuple[SolveStatus | None, float]:
+    def run_guarded(
+        self, solver, work: Callable[[], object], time_limit: float, interrupt: Callable[[], object]
+    ) -> tuple[SolveStatus | None, float]:
         """:meth:`run` with ``solver`` (its ``stop()``) marked as the one Ctrl-C stops.
 
         Returns
@@ -219,10 +224,11 @@ class Watchdog:
 
     def _worker(self) -> queue.SimpleQueue:
         """The job queue of the worker thread, started on first use (and again after a fork)."""
-        if self._thread is None or not self._thread.is_alive():
+        if self._jobs is None or self._thread is None or not self._thread.is_alive():
             self._jobs = queue.SimpleQueue()
-            self._thread = threading.Thread(target=_serve, args=(self._jobs,), name="lns-subsolver",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=_serve, args=(self._jobs,), name="lns-subsolver", daemon=True
+            )
             self._thread.start()
         return self._jobs
 
@@ -261,6 +267,11 @@ class WatchedSubSolver:
         self._keep_fixings = False
         self._watchdog = Watchdog(owner, grace)
         weakref.finalize(self, self._watchdog.close).atexit = False
+
+    @property
+    def watchdog(self) -> Watchdog:
+        """The :class:`Watchdog` that runs and guards this sub-solver's solves."""
+        return self._watchdog
 
     def stop(self) -> None:
         """Ask the solve in progress to end soon (thread-safe; a no-op when idle)."""

@@ -209,7 +209,8 @@ def print_table(name: str, table: dict) -> None:
     for start, row in table.items():
         print(
             f"  {start:12s} first {fmt(row['first']):>6s}s"
-            f"  within 1% {fmt(row['within_1pct']):>6s}s  integral {row['integral']:6.2f}  final gap {100 * row['final_gap']:6.2f}%"
+            f"  within 1% {fmt(row['within_1pct']):>6s}s  integral {row['integral']:6.2f}"
+            f"  final gap {100 * row['final_gap']:6.2f}%"
             f"  iterations {row['iterations']} ({row['stop_reason']})",
             flush=True,
         )

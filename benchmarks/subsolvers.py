@@ -1,4 +1,4 @@
-"""The two sub-solvers of the LNS loop side by side: SCIP and CP-SAT, on the same neighborhoods' rule.
+"""The two sub-solvers of the LNS loop side by side: SCIP and CP-SAT, same neighborhood rule.
 
 Each instance runs random LNS twice under the same wall-clock limit, once with every sub-ILP
 solved by SCIP and once by CP-SAT (one worker: each run gets one core), the two runs at the
@@ -9,7 +9,7 @@ then the median ratio CP-SAT/SCIP of the primal integrals per instance group. A 
 does not take (continuous variables, coefficients that stay fractional when scaled) is marked
 "unsupported" and left out of the ratios.
 
-    python benchmarks/subsolvers.py                        # 4 generated + 6 pure-integer MIPLIB, 60 s
+    python benchmarks/subsolvers.py                 # 4 generated + 6 pure-integer MIPLIB, 60 s
     python benchmarks/subsolvers.py --instances air05 --time-limit 10 --csv out.csv
 """
 

@@ -1,4 +1,4 @@
-"""The collected samples as graphs with their positive and negative neighborhoods, split by instance."""
+"""Collected samples as graphs with their positive and negative neighborhoods; split by instance."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def load_samples(files: list, min_negatives: int = 1) -> list[Sample]:
 def split_files(
     files: list, validation_fraction: float, rng: np.random.Generator
 ) -> tuple[list, list]:
-    """Hold out ``validation_fraction`` of the instances (at least one when there are two or more)."""
+    """Hold out ``validation_fraction`` of the instances (at least one when there are two+)."""
     files = list(files)
     order = rng.permutation(len(files))
     n_val = int(round(validation_fraction * len(files)))
@@ -75,7 +75,7 @@ def split_files(
 
 
 def normalization_stats(samples: list[Sample]) -> dict:
-    """Per-column mean and standard deviation of each input block over ``samples`` (std 1 where constant)."""
+    """Per-column mean and std of each input block over ``samples`` (std 1 where constant)."""
     stats = {}
     for block, key in (
         ("variable", "variable_features"),

@@ -146,7 +146,10 @@ class RootLP:
 
 
 def split_rows(problem: Problem) -> tuple:
-    """Rewrite ``l <= A x <= u`` as ``A' x <= b'``: first the rows with a finite ``u``, then those with a finite ``l``.
+    """Rewrite ``l <= A x <= u`` as ``A' x <= b'``.
+
+    The rows with a finite ``u`` come first (``a x <= u``), then those with a finite ``l``
+    (``-a x <= -l``).
 
     Returns
     -------
@@ -169,15 +172,14 @@ def split_rows(problem: Problem) -> tuple:
 def solve_root_lp(
     problem: Problem, upper_rows: np.ndarray, lower_rows: np.ndarray, time_limit: float
 ) -> RootLP:
-    """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS) in the minimisation sense and split-row form.
+    """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS), minimisation sense, split rows.
 
     A row's dual ``d`` (minimisation sense) is ``<= 0`` when its upper side binds and ``>= 0``
     when its lower side does; its ``a x <= u`` node gets ``min(d, 0)`` and its ``-a x <= -l``
     node ``-max(d, 0)``, both ``<= 0`` like the duals of ``<=`` rows of a minimisation.
     """
-    from lns.core.lp import (
-        solve_lp,
-    )  # scipy.optimize, imported late: learning.selector starts it in the background
+    # scipy.optimize, imported late: learning.selector starts it in the background
+    from lns.core.lp import solve_lp
 
     lp = solve_lp(problem, time_limit=time_limit)
     n = problem.n_vars
@@ -288,9 +290,10 @@ class FeatureExtractor:
         return features.astype(np.float32)
 
     def observe(self, incumbent: np.ndarray, history: list | tuple = ()) -> Observation:
-        """The graph at ``incumbent`` with up to :data:`HISTORY_LENGTH` earlier incumbents (most recent first).
+        """The graph at ``incumbent`` with up to :data:`HISTORY_LENGTH` earlier incumbents.
 
-        Only the dynamic columns are computed; the static ones are copied.
+        ``history`` lists the earlier incumbents, most recent first. Only the dynamic columns are
+        computed; the static ones are copied.
         """
         incumbent = np.asarray(incumbent, dtype=np.float64)
         variables = self.var_static.copy()

@@ -15,8 +15,11 @@ from torch_geometric.data import Data
 
 
 class BipartiteGraph(Data):
-    """Attributes: ``constraint_features`` (m, C), ``variable_features`` (n, V), ``edge_index`` (2, E)
-    with row 0 the constraint and row 1 the variable, ``edge_features`` (E, F)."""
+    """A constraint-variable bipartite graph that PyG batches correctly.
+
+    Attributes: ``constraint_features`` (m, C), ``variable_features`` (n, V), ``edge_index``
+    (2, E) with row 0 the constraint and row 1 the variable, ``edge_features`` (E, F).
+    """
 
     def __inc__(self, key, value, *args, **kwargs):
         if key == "edge_index":
@@ -27,7 +30,7 @@ class BipartiteGraph(Data):
 
 
 def make_graph(variable_features, constraint_features, edge_index, edge_features) -> BipartiteGraph:
-    """A :class:`BipartiteGraph` from numpy arrays or tensors (copied to float32 / int64 tensors)."""
+    """A :class:`BipartiteGraph` from numpy arrays or tensors (copied to float32 / int64)."""
     variables = torch.as_tensor(np.asarray(variable_features, dtype=np.float32))
     return BipartiteGraph(
         variable_features=variables,

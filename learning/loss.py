@@ -5,11 +5,13 @@ vectors ``a``, CL-LNS (Huang et al., ICML 2023, eq. 2) minimises
 
 .. math::
 
-    L = -\\frac{1}{|S_p|} \\sum_{a \\in S_p}
-        \\log \\frac{\\exp(a^\\top \\pi / \\tau)}{\\exp(a^\\top \\pi / \\tau) + \\sum_{a' \\in S_n} \\exp(a'^\\top \\pi / \\tau)}
+    L = -\\frac{1}{|S_p|} \\sum_{a \\in S_p} \\log
+        \\frac{\\exp(a^\\top \\pi / \\tau)}
+              {\\exp(a^\\top \\pi / \\tau) + \\sum_{a' \\in S_n} \\exp(a'^\\top \\pi / \\tau)}
 
-with temperature ``tau = 0.07``. With ``s = a^T pi / tau`` each term is computed as ``logsumexp([0, s_{a'} - s_a, ...])``, which
-stays finite and precise for the large dot products of big neighborhoods.
+with temperature ``tau = 0.07``. With ``s = a^T pi / tau`` each term is computed as
+``logsumexp([0, s_{a'} - s_a, ...])``, which stays finite and precise for the large dot
+products of big neighborhoods.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def info_nce(
     scores = torch.sigmoid(logits)
     positive = positives.to(scores.dtype) @ scores / temperature
     negative = negatives.to(scores.dtype) @ scores / temperature
-    # -log(e^p / (e^p + sum e^n)) = log(1 + sum e^(n - p)): differences first, so large scores lose no precision.
+    # -log(e^p / (e^p + sum e^n)) = log(1 + sum e^(n - p)): differences first, so that large
+    # scores lose no precision.
     differences = torch.cat(
         [torch.zeros_like(positive)[:, None], negative[None, :] - positive[:, None]], dim=1
     )
@@ -55,9 +58,10 @@ def imitation_bce(
     negatives: torch.Tensor | None = None,
     temperature: float | None = None,
 ) -> torch.Tensor:
-    """Binary cross-entropy against the expert's (first, i.e. Local Branching's best) positive neighborhood.
+    """Binary cross-entropy against the expert's positive neighborhood.
 
-    The imitation-learning baseline of Sonnerat et al. (2021), the ablation of CL-LNS.
+    The expert's is the first positive, i.e. Local Branching's best. This is the
+    imitation-learning baseline of Sonnerat et al. (2021), the ablation of CL-LNS.
     ``negatives`` and ``temperature`` are accepted (and ignored) so both losses share one call.
     """
     return F.binary_cross_entropy_with_logits(logits, positives[0].to(logits.dtype))

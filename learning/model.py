@@ -38,7 +38,7 @@ def _mlp(sizes: list[int], final_activation: bool) -> nn.Sequential:
 
 
 class _Standardize(nn.Module):
-    """``(x - mean) / std`` with fixed statistics held as buffers (so they travel in the state dict)."""
+    """``(x - mean) / std`` with fixed statistics held as buffers, so they travel in the state."""
 
     def __init__(self, width: int):
         super().__init__()
@@ -50,7 +50,10 @@ class _Standardize(nn.Module):
 
 
 class _AttentionPass(nn.Module):
-    """One directed half of the bipartite message passing: attention aggregate, then MLP over [aggregate || self]."""
+    """One directed half of the bipartite message passing.
+
+    An attention aggregate of the neighbours, then an MLP over ``[aggregate || self]``.
+    """
 
     def __init__(
         self, emb_size: int, heads: int, head_channels: int, negative_slope: float, dropout: float
@@ -133,7 +136,10 @@ class GATPolicy(nn.Module):
         self.output = _mlp([emb_size, emb_size, 1], final_activation=False)
 
     def set_normalization(self, stats: dict) -> None:
-        """Set the input statistics: ``stats[block] = (mean, std)`` for block in variable/constraint/edge."""
+        """Set the input statistics: ``stats[block] = (mean, std)``.
+
+        ``block`` is each of ``"variable"``, ``"constraint"`` and ``"edge"``.
+        """
         for block, layer in (
             ("variable", self.variable_norm),
             ("constraint", self.constraint_norm),
@@ -144,7 +150,9 @@ class GATPolicy(nn.Module):
             layer.std.copy_(torch.as_tensor(std, dtype=torch.float32).clamp_min(1e-6))
 
     def forward(self, graph) -> torch.Tensor:
-        """Logits of the variables of ``graph`` (a :class:`learning.graph.BipartiteGraph` or a batch of them).
+        """Logits of the variables of ``graph``.
+
+        ``graph`` is a :class:`learning.graph.BipartiteGraph` or a batch of them.
 
         Returns
         -------

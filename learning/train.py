@@ -53,11 +53,12 @@ class TrainConfig:
         Without validation instances the training loss decides.
     seed : int
     model : dict
-        :class:`learning.model.GATPolicy` keyword arguments (the input widths are set from the features).
+        :class:`learning.model.GATPolicy` keyword arguments (the input widths are set from the
+        features).
     problem_class : str or None
-        The class of the training instances (:data:`learning.problem_class.CLASSES`), recorded in the
-        checkpoint with the sizes of the training graphs; ``cl_lns`` picks shipped models by it and
-        warns when a problem does not look like it. ``None``: not recorded.
+        The class of the training instances (:data:`learning.problem_class.CLASSES`), recorded in
+        the checkpoint with the sizes of the training graphs; ``cl_lns`` picks shipped models by it
+        and warns when a problem does not look like it. ``None``: not recorded.
     """
 
     epochs: int = 30
@@ -101,9 +102,10 @@ def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> tor
 
 
 def top_k_recall(logits: torch.Tensor, positives: torch.Tensor) -> float:
-    """Share of the expert's neighborhood (the first positive, ``k`` variables) among the ``k`` top-scored variables.
+    """Share of the expert's neighborhood among the ``k`` top-scored variables.
 
-    1 when the greedy selector with the expert's size would free exactly the expert's neighborhood.
+    The expert's neighborhood is the first positive, of ``k`` variables. The recall is 1 when the
+    greedy selector with the expert's size would free exactly the expert's neighborhood.
     """
     expert = positives[0] > 0.5
     top = torch.topk(logits, int(expert.sum())).indices
@@ -111,7 +113,10 @@ def top_k_recall(logits: torch.Tensor, positives: torch.Tensor) -> float:
 
 
 def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> tuple[float, float]:
-    """Mean loss and mean :func:`top_k_recall` over ``samples`` (NaN when there are none), without gradients."""
+    """Mean loss and mean :func:`top_k_recall` over ``samples``, without gradients.
+
+    Both are NaN when there are no samples.
+    """
     if not samples:
         return float("nan"), float("nan")
     loss = loss_function(config.loss)
@@ -230,7 +235,7 @@ def train(
 
 
 def _problem(config: TrainConfig, samples: list) -> dict:
-    """The checkpoint's ``problem`` entry: the configured class and the sizes of the training graphs."""
+    """The checkpoint's ``problem`` entry: the configured class and the training graphs' sizes."""
     return problem_metadata(
         config.problem_class,
         [s.graph.variable_features.shape[0] for s in samples],
@@ -239,8 +244,11 @@ def _problem(config: TrainConfig, samples: list) -> dict:
 
 
 class _CurveWriter:
-    """Appends one CSV row per epoch (flushed, so the curve can be watched while training) and the same losses
-    as TensorBoard scalars when ``tensorboard`` is installed."""
+    """The training curve: one CSV row per epoch, and TensorBoard scalars.
+
+    Each CSV row is flushed, so that the curve can be watched while training; the same losses go
+    to TensorBoard when ``tensorboard`` is installed.
+    """
 
     def __init__(self, path: str | Path | None, tensorboard_dir: str | Path | None = None):
         self.path = Path(path) if path is not None else None

@@ -67,7 +67,8 @@ def test_mixed_problem_features_have_their_meaning():
     assert v[:, VarFeature.HISTORY_1_PRESENT].tolist() == [1] * 5
     assert v[:, VarFeature.HISTORY_2_PRESENT].tolist() == [0] * 5
     c = extractor.observe(np.array([1, 1, 3, 3, 0.5])).constraint_features
-    # r1: y1 + y2 + w = 2.5 at its upper side 2.5 -> tight; r4 (z1 + z2 >= 0) becomes -z1 - z2 <= 0 with slack 6.
+    # r1: y1 + y2 + w = 2.5 at its upper side 2.5 -> tight;
+    # r4 (z1 + z2 >= 0) becomes -z1 - z2 <= 0 with slack 6.
     assert c[0, ConsFeature.INCUMBENT_TIGHT] == 1
     assert c[-1, ConsFeature.IS_LOWER_SIDE] == 1
     assert c[-1, ConsFeature.INCUMBENT_SLACK] == pytest.approx(np.log1p(6 / np.sqrt(2)))
@@ -212,7 +213,8 @@ def test_sampling_at_cap_has_expected_size(size):
     sizes = [len(sample_by_scores(scores, size, rng)) for _ in range(200)]
     assert np.mean(sizes) == pytest.approx(size, rel=0.1)
     chosen = np.concatenate([sample_by_scores(scores, size, rng) for _ in range(200)])
-    # Higher scores are drawn more often: the drawn ones score above the mean, the more so the smaller the size.
+    # Higher scores are drawn more often: the drawn ones score above the mean, the more so the
+    # smaller the size.
     assert scores[chosen].mean() > scores.mean() + 0.05
 
 

@@ -239,7 +239,7 @@ def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
 
 @pytest.mark.slow
 def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
-    """The three apps in-process (as ``lns-collect``, ``lns-train``, ``lns-solve`` would run them)."""
+    """The three apps in-process, as ``lns-collect``, ``lns-train``, ``lns-solve`` run them."""
     from lns.cli import collect
     from lns.cli import solve as solve_app
     from lns.cli import train as train_app
@@ -309,7 +309,7 @@ def _p0201_start():
     ids=["mixed", "knapsack_max", "p0201"],
 )
 def test_cl_lns_meets_the_selector_contract(pipeline, build, size):
-    """The battery of tests/test_selectors.py::test_contract, with a checkpoint trained in the fixture."""
+    """The battery of tests/test_selectors.py::test_contract, on the fixture's checkpoint."""
     root, *_ = pipeline
     problem, x = build()
     selector = CLLNS(root / "model.pt")
@@ -375,7 +375,10 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
 
 @pytest.mark.parametrize("name", ["mis_test", "mvc_test"])
 def test_shipped_models_sets_regenerate_from_their_manifests(name, tmp_path):
-    """The first instance of each recorded held-out set comes back byte for byte (learning/README.md commands)."""
+    """The first instance of each recorded held-out set comes back byte for byte.
+
+    The sets are regenerated with the commands of learning/README.md.
+    """
     import json
 
     from instances.generators import problem_class

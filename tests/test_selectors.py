@@ -84,7 +84,7 @@ def select(name, problem, x, size, seed):
     return selector(state_of(problem, x), size, np.random.default_rng(seed))
 
 
-# --- the contract --------------------------------------------------------------------------------------------
+# --- the contract ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", CLASSICAL)
@@ -129,7 +129,7 @@ def test_unknown_selector_name_lists_the_valid_names():
         assert name in str(error.value)
 
 
-# --- Local Branching -----------------------------------------------------------------------------------------
+# --- Local Branching ------------------------------------------------------------------------------
 
 
 def test_distance_rows_are_the_l1_distance_over_integer_variables():
@@ -149,7 +149,7 @@ def test_distance_rows_are_the_l1_distance_over_integer_variables():
 
 
 def best_within_distance(k: int) -> float:
-    """Brute force over the integer points of :func:`mixed_problem` within L1 distance ``k`` of 0."""
+    """Brute force over the integer points of :func:`mixed_problem` at L1 distance ``<= k`` of 0."""
     best = 0.0
     for y1, y2, z1, z2 in itertools.product((0, 1), (0, 1), range(5), range(-2, 4)):
         w = min(
@@ -254,7 +254,7 @@ def test_local_branching_rejects_a_non_positive_time_limit():
         LocalBranching(time_limit=0)
 
 
-# --- LB-RELAX ------------------------------------------------------------------------------------------------
+# --- LB-RELAX -------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -354,7 +354,7 @@ def test_lb_relax_rejects_bad_options(options, match):
         LBRelax(**options)
 
 
-# --- graph-induced -------------------------------------------------------------------------------------------
+# --- graph-induced --------------------------------------------------------------------------------
 
 
 def shared_row_graph(problem: Problem, free: np.ndarray) -> sp.csr_matrix:
@@ -396,7 +396,7 @@ def test_graph_restarts_when_a_component_is_exhausted():
     assert len(neighborhood.free) == 5 and neighborhood.info["restarts"] == 2
 
 
-# --- RINS ----------------------------------------------------------------------------------------------------
+# --- RINS -----------------------------------------------------------------------------------------
 
 
 def test_rins_frees_the_variables_where_incumbent_and_lp_differ(p0201):

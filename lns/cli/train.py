@@ -1,4 +1,7 @@
-"""``lns-train``: train the CL-LNS policy on collected samples; keeps the best checkpoint by validation loss."""
+"""``lns-train``: train the CL-LNS policy on collected samples.
+
+Keeps the best checkpoint by validation loss.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +37,8 @@ def main(cfg: DictConfig) -> None:
         data, cfg.checkpoint, config, log_csv=cfg.curves, tensorboard_dir=cfg.tensorboard
     )
     print(
-        f"lns-train: {result['train_samples']} training / {result['validation_samples']} validation samples, "
+        f"lns-train: {result['train_samples']} training / "
+        f"{result['validation_samples']} validation samples, "
         f"best epoch {result['best_epoch']} (validation loss {result['best_validation_loss']:.4f}, "
         f"recall {result['best_validation_recall']:.3f}) in "
         f"{result['train_time']:.1f}s -> {cfg.checkpoint}"

@@ -34,9 +34,9 @@ class LNSConfig:
         SCIP's own settings (``"improving"``); the run's sub-solver until its first
         ``initial_solution_limit`` solutions (``"first"``); CP-SAT, for pure-integer problems
         (``"cpsat"``); or a strategy object. ``"feasibility"`` had the smallest geometric mean
-        primal integral in ``benchmarks/fast_start.py`` (figures in :mod:`lns.core.start`). The stall rule
-        reads the clock: with ``iteration_node_limit`` set (runs that repeat), a named start
-        becomes ``"first"``.
+        primal integral in ``benchmarks/fast_start.py`` (figures in :mod:`lns.core.start`). The
+        stall rule reads the clock: with ``iteration_node_limit`` set (runs that repeat), a named
+        start becomes ``"first"``.
     start_stall_floor, start_stall_factor, start_max_share : float
         The stall rule (:class:`lns.core.start.StallRule`): the start ends once no new solution
         came for ``max(floor, factor * t1)`` seconds (``t1``: seconds to its first solution),

@@ -143,7 +143,7 @@ def run_pyscipopt(args, memory: MemoryLog) -> None:
         if args.trim and iteration % args.trim == 0:
             trim_heap()
         stamps.append(time.perf_counter())
-        for name, step in zip(seconds, np.diff(stamps)):
+        for name, step in zip(seconds, np.diff(stamps), strict=True):
             seconds[name] += step
         for j in fixed.tolist():
             model.chgVarLb(variables[j], lower[j])

@@ -130,7 +130,7 @@ def _schema_difference(got: dict, expected: dict) -> str:
         names, wanted = list(got.get(block, [])), expected[block]
         if names != wanted:
             where = next(
-                (i for i, (a, b) in enumerate(zip(names, wanted)) if a != b),
+                (i for i, (a, b) in enumerate(zip(names, wanted, strict=False)) if a != b),
                 min(len(names), len(wanted)),
             )
             had = names[where] if where < len(names) else "nothing"

@@ -293,7 +293,7 @@ def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -
     gains = [improvement(problem, objective, problem.objective_value(x)) for x in candidates]
     return [
         (g, x)
-        for g, x in zip(gains, candidates)
+        for g, x in zip(gains, candidates, strict=True)
         if g > 1e-6 * max(1.0, abs(objective)) and problem.check(x).feasible
     ]
 

@@ -146,7 +146,7 @@ class NumpyPolicy:
         # The edge embedding is linear: W_e (W x + b) = (W_e W) x + W_e b, over F columns, not 64.
         weight, bias = self.state["edge_embedding.weight"], self.state["edge_embedding.bias"]
         terms = {}
-        for name, direction in zip(self.PASSES, (to_constraints, to_variables)):
+        for name, direction in zip(self.PASSES, (to_constraints, to_variables), strict=True):
             projection = self.state[f"{name}.conv.lin_edge.weight"]
             terms[name] = edges[direction.order] @ (projection @ weight).T + projection @ bias
         return GraphCache(to_constraints, to_variables, terms)

@@ -23,6 +23,8 @@ as in the paper.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import torch
 from torch import nn
 from torch_geometric.nn import GATv2Conv
@@ -30,7 +32,7 @@ from torch_geometric.nn import GATv2Conv
 
 def _mlp(sizes: list[int], final_activation: bool) -> nn.Sequential:
     layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+    for i, (a, b) in enumerate(pairwise(sizes)):
         layers.append(nn.Linear(a, b))
         if i < len(sizes) - 2 or final_activation:
             layers.append(nn.ReLU())

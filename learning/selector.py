@@ -281,7 +281,7 @@ class CLLNS(Selector):
         cached = (
             self._cache is not None
             and len(self._cache[0]) == len(inputs)
-            and all(np.array_equal(a, b) for a, b in zip(self._cache[0], inputs))
+            and all(np.array_equal(a, b) for a, b in zip(self._cache[0], inputs, strict=True))
         )
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": cached}
         if cached:

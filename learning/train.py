@@ -96,7 +96,7 @@ def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> tor
     return torch.stack(
         [
             loss(logits, s.positives, s.negatives, temperature)
-            for s, logits in zip(samples, graph_logits(model, samples))
+            for s, logits in zip(samples, graph_logits(model, samples), strict=True)
         ]
     ).mean()
 
@@ -125,7 +125,7 @@ def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> tuple[floa
     with torch.no_grad():
         for start in range(0, len(samples), config.batch_size):
             chunk = samples[start : start + config.batch_size]
-            for s, logits in zip(chunk, graph_logits(model, chunk)):
+            for s, logits in zip(chunk, graph_logits(model, chunk), strict=True):
                 total += float(loss(logits, s.positives, s.negatives, config.temperature))
                 recall += top_k_recall(logits, s.positives)
     return total / len(samples), recall / len(samples)

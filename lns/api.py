@@ -489,7 +489,7 @@ def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: boo
         raise InvalidArgumentError(
             f"stop={stop!r}: with workers={workers} the stop rule is sent "
             f"to the worker processes and must be picklable ({error})"
-        )
+        ) from error
 
 
 def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:

@@ -194,7 +194,7 @@ def test_local_branching_reports_every_improving_solution_and_restores_its_model
     assert all(problem.check(s).feasible for s in solutions)
     assert all(
         problem.is_better(b, a)
-        for a, b in zip([problem.objective_value(x), *objectives], objectives)
+        for a, b in itertools.pairwise([problem.objective_value(x), *objectives])
     )
     np.testing.assert_array_equal(neighborhood.solution, solutions[-1])
     changed = np.flatnonzero(np.round(neighborhood.solution) != np.round(x))
@@ -284,7 +284,7 @@ def test_hot_started_distance_lp_matches_cold_solves_with_general_integers():
         [0, 0, 0, 0, 0],
     ]
     hot = DistanceLP(problem)
-    for point, k in zip(points, [1, 2, 3, 1, 4, 2]):
+    for point, k in zip(points, [1, 2, 3, 1, 4, 2], strict=True):
         x = np.array(point, dtype=float)
         assert problem.check(x).feasible
         distance = Distance.to(problem, x)

@@ -87,7 +87,10 @@ def test_stall_rule_window_and_share():
     assert rule.end(10.0, 13.0, 14.0, 20.0) == 14.0  # 20% of 20 s
 
 
-def stalling_start(solver, rule=StallRule(floor=0.3, factor=2.0)):
+QUICK_STALL = StallRule(floor=0.3, factor=2.0)
+
+
+def stalling_start(solver, rule=QUICK_STALL):
     """A start strategy: ``solver`` on the whole problem under ``rule``."""
     return lambda task: solve_until_stall(solver, task, rule)
 

@@ -144,7 +144,7 @@ class Portfolio:
         """Start the worker processes (they build their models, then wait for a start)."""
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:  # a Ctrl-C while a worker starts up must not reach it before it ignores it
-            for spec, inbox in zip(self.specs, self.inboxes):
+            for spec, inbox in zip(self.specs, self.inboxes, strict=True):
                 process = self.context.Process(
                     target=worker_main,
                     name=f"lns-worker-{spec.worker}",
@@ -164,7 +164,7 @@ class Portfolio:
         run = _Exchange(self, incumbent)
         reason = run.wait()
         # The others did not prove (or reach) what ended the run: they were stopped.
-        self._send_all(
+        self.send_all(
             ("stop", reason if reason is StopReason.TIME_LIMIT else StopReason.INTERRUPTED)
         )
         run.collect(time.perf_counter() + JOIN_TIMEOUT)
@@ -174,22 +174,24 @@ class Portfolio:
         """Stop the workers: those that reported have nothing more to send and are killed at
         once (their interpreter's exit would take the run past its time limit), the others
         when they do not end within :data:`JOIN_TIMEOUT`."""
-        self._send_all(("stop", StopReason.INTERRUPTED))
+        self.send_all(("stop", StopReason.INTERRUPTED))
         deadline = time.perf_counter() + JOIN_TIMEOUT
-        for process, stats in zip(self.processes, self.workers):
+        for process, stats in zip(self.processes, self.workers, strict=True):
             process.join(0.0 if stats is not None else max(0.0, deadline - time.perf_counter()))
             if process.is_alive():
                 process.kill()
                 process.join()
         self.workers = [
-            stats or _unreported(spec, "killed") for spec, stats in zip(self.specs, self.workers)
+            stats or _unreported(spec, "killed")
+            for spec, stats in zip(self.specs, self.workers, strict=True)
         ]
         for channel in (self.outbox, *self.inboxes):
             channel.close()
             channel.cancel_join_thread()
 
-    def _send_all(self, message: tuple) -> None:
-        for process, inbox in zip(self.processes, self.inboxes):
+    def send_all(self, message: tuple) -> None:
+        """Put ``message`` in the inbox of every worker still running."""
+        for process, inbox in zip(self.processes, self.inboxes, strict=True):
             if process.is_alive():
                 inbox.put(message)
 
@@ -204,7 +206,7 @@ class _Exchange:
         self.pending: dict = {}
         self.finals: dict = {}
         self.reason: StopReason | None = None
-        portfolio._send_all(("start", incumbent.x, incumbent.objective))
+        portfolio.send_all(("start", incumbent.x, incumbent.objective))
 
     def wait(self) -> StopReason:
         """Handle messages until every worker ended, a worker ended the run, or a stop signal."""
@@ -216,7 +218,7 @@ class _Exchange:
             if remaining < -GRACE:
                 return StopReason.TIME_LIMIT
             if remaining <= STOP_LEAD and not told:  # their sub-solves end now, not at their limit
-                self.portfolio._send_all(("stop", StopReason.TIME_LIMIT))
+                self.portfolio.send_all(("stop", StopReason.TIME_LIMIT))
                 told = True
             self._next(timeout=0.05 if told else max(0.001, min(0.05, remaining - STOP_LEAD)))
         self._offer_finals()

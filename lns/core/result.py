@@ -197,7 +197,7 @@ class Result:
         """``{variable name: value}`` of the best solution, or ``None``."""
         if self.x is None:
             return None
-        return dict(zip(self.problem.var_names, self.x.tolist()))
+        return dict(zip(self.problem.var_names, self.x.tolist(), strict=True))
 
     def write_sol(self, path: str | Path, format: str = "scip") -> Path:
         """Write the best solution in SCIP's ``.sol`` format or the MIPLIB checker's."""

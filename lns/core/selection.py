@@ -83,17 +83,18 @@ class Selector(ABC):
 
     name: str = "selector"
 
-    def check(self, problem: Problem) -> None:
+    # check, setup and update are optional hooks: empty by design, not abstract.
+    def check(self, problem: Problem) -> None:  # noqa: B027
         """Refuse ``problem`` with a one-line error if this selector cannot work on it.
 
         Called once the problem is read, before any solving, so that a run fails before it
         spends its budget. The default accepts every problem.
         """
 
-    def setup(self, problem: Problem) -> None:
+    def setup(self, problem: Problem) -> None:  # noqa: B027
         """Prepare for ``problem`` (called once before the first iteration)."""
 
-    def update(self, record) -> None:
+    def update(self, record) -> None:  # noqa: B027
         """Learn from the outcome of the iteration that used this selector's last neighborhood.
 
         ``record`` is the iteration's :class:`lns.core.result.IterationRecord` (improved or not,

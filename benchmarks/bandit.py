@@ -41,7 +41,7 @@ class ArmCounter(Callback):
     """Counts the arms the adaptive selector played."""
 
     def __init__(self):
-        self.counts = collections.Counter()
+        self.counts: collections.Counter[str] = collections.Counter()
 
     def on_selection(self, state, size, neighborhood) -> None:
         self.counts[neighborhood.info.get("arm", "?")] += 1
@@ -59,6 +59,7 @@ def run_one(task: tuple[str, str, float, int]) -> dict:
         selector_options={"policy": policy},
         callbacks=[arms],
     )
+    assert result.problem is not None, "solve() gives its result the problem"
     return {
         "instance": instance,
         "policy": policy,

@@ -65,7 +65,7 @@ def end_to_end(
     instance: str, trees: list, repeats: int, time_limit: float, checkpoint: str
 ) -> dict:
     """Median of each reported time per tree, the trees run alternately."""
-    runs = {tree: [] for tree in trees}
+    runs: dict[str, list[dict]] = {tree: [] for tree in trees}
     for _ in range(repeats):
         for tree in trees:
             env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
@@ -111,7 +111,10 @@ def parts(instance: str, repeats: int, checkpoint: str) -> list:
 
     problem = read_problem(instance)
     solver = ScipSubSolver(problem)
-    start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
+    first = solver.solve(time_limit=10, seed=0, solution_limit=1).best
+    if first is None:
+        raise SystemExit(f"{instance}: no first solution within 10 s")
+    start = first.x
     seconds, contents = _timed(lambda: read_checkpoint(PRETRAINED_DIR / f"{checkpoint}.pt"))
     rows.append(("checkpoint read (no torch)", seconds))
     policy = NumpyPolicy(contents["state_dict"], contents["model_config"])

@@ -103,12 +103,12 @@ def side_by_side(instance: str, starts: list, time_limit: float, seed: int, stal
     return runs
 
 
-def first_time_within(trajectory: list, reference: float, tol: float) -> float | None:
+def first_time_within(trajectory: list, reference: float | None, tol: float) -> float | None:
     """Seconds until the gap to ``reference`` is at most ``tol`` (``None``: never)."""
     return next((t for t, value in trajectory if primal_gap(value, reference) <= tol), None)
 
 
-def measures(runs: dict, reference: float, time_limit: float) -> dict:
+def measures(runs: dict, reference: float | None, time_limit: float) -> dict:
     """Per start: first solution time, time to within 1%, primal integral, final gap."""
     table = {}
     for start, run in runs.items():
@@ -124,7 +124,7 @@ def measures(runs: dict, reference: float, time_limit: float) -> dict:
     return table
 
 
-def reference_of(instance: str, runs: dict) -> float:
+def reference_of(instance: str, runs: dict) -> float | None:
     sense = read_problem(instance).sense
     values = [run["objective"] for run in runs.values() if run["objective"] is not None]
     known = known_objective(Path(instance))
@@ -163,7 +163,7 @@ def main() -> None:
         return run_one(instance, start, float(time_limit), int(seed), args.stall)
     if args.summarize:
         return print_summary([json.loads(path.read_text())["results"] for path in args.summarize])
-    results = {}
+    results: dict[str, dict] = {}
     for instance in args.instances:
         runs = side_by_side(instance, args.starts, args.time_limit, args.seed, args.stall)
         reference = reference_of(instance, runs)

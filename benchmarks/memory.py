@@ -94,7 +94,7 @@ def run_subsolver(args, memory: MemoryLog) -> None:
     x = _first_solution(solver.solve(time_limit=1e20, seed=args.seed, solution_limit=1))
     integers = problem.integer_indices
     rng = np.random.default_rng(args.seed)
-    with solver.keeping_fixings():
+    with solver.session():
         for iteration in range(1, args.iterations + 1):
             fixed = rng.permutation(integers)[: round(len(integers) * (1 - args.free_fraction))]
             outcome = solver.solve(

@@ -44,9 +44,9 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def run_portfolio(path: str, workers: int, time_limit: float, seed: int) -> dict:
+def run_portfolio(instance: str, workers: int, time_limit: float, seed: int) -> dict:
     """One portfolio run of ``workers`` workers; its exchange shares and outcome."""
-    path = Path(path)
+    path = Path(instance)
     model = read_scip_model(path)
     problem = problem_from_scip(model, instance_name(path), source=path)
     config = LNSConfig()

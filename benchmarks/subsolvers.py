@@ -70,6 +70,7 @@ def run(path: str, sub_solver: str, time_limit: float, seed: int) -> dict:
             "unsupported": str(error),
         }
     improved = sum(record.improved for record in result.iterations)
+    assert result.problem is not None, "solve() gives its result the problem"
     return {
         "objective": result.objective,
         "trajectory": result.trajectory,
@@ -88,7 +89,7 @@ def compare(path: Path, group: str, time_limit: float, seed: int, pool) -> dict:
     if known is not None:
         finals.append(known)
     best = (min if runs["scip"]["sense"] == "minimize" else max)(finals) if finals else None
-    row = {"instance": path.name.split(".")[0], "group": group}
+    row: dict[str, object] = {"instance": path.name.split(".")[0], "group": group}
     for s, r in runs.items():
         row[f"{s}_integral"] = primal_integral(r["trajectory"], best, time_limit)
         row[f"{s}_gap"] = primal_gap(r["objective"], best)

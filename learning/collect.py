@@ -156,7 +156,9 @@ def find_negatives(
     tries : int
         Sub-solves spent.
     """
-    negatives, improvements, tries = [], [], 0
+    negatives: list[np.ndarray] = []
+    improvements: list[float] = []
+    tries = 0
     size = int(base.sum())
     n_ratios = int(np.floor(1.0 / config.swap_step + 1e-9))
     for step in range(1, n_ratios + 1):

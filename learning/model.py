@@ -42,6 +42,9 @@ def _mlp(sizes: list[int], final_activation: bool) -> nn.Sequential:
 class _Standardize(nn.Module):
     """``(x - mean) / std`` with fixed statistics held as buffers, so they travel in the state."""
 
+    mean: torch.Tensor
+    std: torch.Tensor
+
     def __init__(self, width: int):
         super().__init__()
         self.register_buffer("mean", torch.zeros(width))

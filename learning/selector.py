@@ -29,8 +29,8 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from learning.checkpoint_file import CheckpointError, read_checkpoint
-from learning.features import FeatureExtractor
-from learning.inference import NumpyPolicy
+from learning.features import FeatureExtractor, Observation
+from learning.inference import GraphCache, NumpyPolicy
 from learning.problem_class import detect_class
 from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
@@ -173,7 +173,7 @@ class CLLNS(Selector):
         self._problem: Problem | None = None
         self._checked: Problem | None = None
         self._extractor: FeatureExtractor | None = None
-        self._graph = None
+        self._graph: GraphCache | None = None
         self._cache: tuple[list[np.ndarray], np.ndarray] | None = None
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
@@ -278,16 +278,13 @@ class CLLNS(Selector):
         if self._problem is not state.problem:
             self.setup(state.problem)
         inputs = [state.incumbent, *state.history]
-        cached = (
-            self._cache is not None
-            and len(self._cache[0]) == len(inputs)
-            and all(np.array_equal(a, b) for a, b in zip(self._cache[0], inputs, strict=True))
-        )
-        self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": cached}
-        if cached:
-            return self._cache[1].copy()
+        cached = self._cached_scores(inputs)
+        self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": cached is not None}
+        if cached is not None:
+            return cached
         began = time.perf_counter()
         if self._extractor is None:
+            assert self.imports is not None, "check() starts the imports"
             self.imports.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
             if self._stopped(state):
                 return None
@@ -297,21 +294,38 @@ class CLLNS(Selector):
         if self._stopped(state):
             return None
         began = time.perf_counter()
-        with self._blas_threads():
-            if self._graph is None:
-                extractor = self._extractor
-                self._graph = self._policy.graph_cache(
-                    extractor.edge_index,
-                    extractor.edge_features,
-                    state.problem.n_vars,
-                    extractor.matrix.shape[0],
-                )
-            scores = self._policy.scores(
-                observation.variable_features, observation.constraint_features, self._graph
-            )
+        scores = self._infer(state.problem, self._extractor, observation)
         self._last["inference_time"] = time.perf_counter() - began
         self._cache = ([np.array(a, copy=True) for a in inputs], scores)
         return scores.copy()
+
+    def _cached_scores(self, inputs: list[np.ndarray]) -> np.ndarray | None:
+        """A copy of the last scores if they were computed at the same ``inputs``, else ``None``."""
+        if self._cache is None:
+            return None
+        previous, scores = self._cache
+        if len(previous) != len(inputs) or not all(
+            np.array_equal(a, b) for a, b in zip(previous, inputs, strict=True)
+        ):
+            return None
+        return scores.copy()
+
+    def _infer(
+        self, problem: Problem, extractor: FeatureExtractor, observation: Observation
+    ) -> np.ndarray:
+        """The policy's scores of ``observation``; the graph is built once per problem."""
+        assert self._policy is not None, "check() loads a model"
+        with self._blas_threads():
+            if self._graph is None:
+                self._graph = self._policy.graph_cache(
+                    extractor.edge_index,
+                    extractor.edge_features,
+                    problem.n_vars,
+                    extractor.matrix.shape[0],
+                )
+            return self._policy.scores(
+                observation.variable_features, observation.constraint_features, self._graph
+            )
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}

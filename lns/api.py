@@ -285,6 +285,7 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
 
 def _lns(run: _Run, selector: Selector, spec: str | SubSolver) -> None:
     if _start(run, selector, _sub_solver(spec, run), spec):
+        assert run.sub_solver is not None, "_start sets the sub-solver"
         run.records, run.reason = run_lns(
             run.problem,
             selector,
@@ -329,20 +330,31 @@ def _start(run: _Run, selector: Selector, sub_solver: SubSolver, spec: str | Sub
     why not). A named sub-solver whose start solve was abandoned is replaced by a new one."""
     run.selector, run.sub_solver, run.sub_solver_name = selector.name, sub_solver, sub_solver.name
     _user_start(run, sub_solver)
-    if run.incumbent.x is None:
-        reason = _initial_solution(run)
-        if (
-            reason is StopReason.SUB_SOLVER_ABANDONED
-            and run.incumbent.x is not None
-            and isinstance(spec, str)
-        ):
-            log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, spec)
-            run.sub_solver = _sub_solver(spec, run, fresh=True)
-            reason = None
-        if reason is not None:
-            run.reason = reason
-            return False
+    if run.incumbent.x is not None:
+        return True
+    reason = _first_solution(run, spec)
+    if reason is not None:
+        run.reason = reason
+        return False
     return True
+
+
+def _first_solution(run: _Run, spec: str | SubSolver) -> StopReason | None:
+    """:func:`_initial_solution`, then a new sub-solver in place of an abandoned named one.
+
+    A start solve abandoned after it found a solution does not end the run: the LNS goes on
+    with a fresh sub-solver where ``spec`` names one (a sub-solver object cannot be rebuilt).
+    """
+    reason = _initial_solution(run)
+    if (
+        reason is StopReason.SUB_SOLVER_ABANDONED
+        and run.incumbent.x is not None
+        and isinstance(spec, str)
+    ):
+        log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, spec)
+        run.sub_solver = _sub_solver(spec, run, fresh=True)
+        return None
+    return reason
 
 
 def _plain_scip(run: _Run) -> None:
@@ -372,6 +384,7 @@ def _initial_solution(run: _Run) -> StopReason | None:
     ``initial_time_limit`` seconds first; with no solution by then, it goes on for the rest of
     the budget (a restart would only repeat its work).
     """
+    assert run.sub_solver is not None, "_start sets the sub-solver"
     start = _start_strategy(run)
     limit = run.config.initial_time_limit
     for time_limit in (None,) if limit is None else (limit, None):
@@ -494,7 +507,7 @@ def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: boo
 
 def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:
     """``solve()``'s limits and ``stop`` as one rule (keeping ``DEADLINE_MARGIN`` in hand)."""
-    rules = []
+    rules: list[Stop] = []
     if iteration_limit is not None:
         rules.append(MaxIterations(iteration_limit))
     if time_limit is not None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from typing import cast
 
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
@@ -14,6 +16,7 @@ from lns.cli.common import hydra_app
 from lns.cli.progress_bar import ProgressBar
 from lns.cli.signals import exit_after_stop_signal
 from lns.core.metrics import primal_gap
+from lns.core.result import Result
 from lns.core.solu import known_objective
 
 log = logging.getLogger("lns")
@@ -26,17 +29,14 @@ def main(cfg: DictConfig) -> None:
     selector = instantiate(cfg.selector)
     optimum = cfg.optimum if cfg.optimum is not None else known_objective(instance)
     # the LNS loop's settings (scip_params among them) are for LNS and plain SCIP, not for CP-SAT
-    options = OmegaConf.to_container(cfg.lns, resolve=True) if cfg.method != "cpsat" else {}
+    options = (
+        cast(dict, OmegaConf.to_container(cfg.lns, resolve=True))  # a mapping node
+        if cfg.method != "cpsat"
+        else {}
+    )
     show_bar = cfg.progress == "bar" or (cfg.progress == "auto" and sys.stderr.isatty())
     bar = ProgressBar(cfg.time_limit, optimum) if show_bar else None
-    handlers = (
-        [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)]
-        if bar
-        else []
-    )
-    for handler in handlers:
-        handler.addFilter(bar)
-    try:
+    with _showing(bar):
         result = solve(
             instance,
             selector,
@@ -51,11 +51,33 @@ def main(cfg: DictConfig) -> None:
             workers=cfg.workers,
             **options,
         )
+    print(_summary(result, optimum, cfg.out))
+    if result.x is None:
+        sys.exit(1)
+
+
+@contextlib.contextmanager
+def _showing(bar: ProgressBar | None):
+    """While ``bar`` shows, each log line wipes it first (a filter on the stream handlers).
+
+    The bar is drawn a last time and closed at the end; ``None``: no bar, nothing to do.
+    """
+    if bar is None:
+        yield
+        return
+    handlers = [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)]
+    for handler in handlers:
+        handler.addFilter(bar)
+    try:
+        yield
     finally:
         for handler in handlers:
             handler.removeFilter(bar)
-        if bar:
-            bar.close()
+        bar.close()
+
+
+def _summary(result: Result, optimum: float | None, out: str | None) -> str:
+    """The lines printed after a run: what ran, how it ended, the objective and its gap."""
     lines = [
         f"instance     {result.instance}",
         f"method       {result.method}"
@@ -77,11 +99,9 @@ def main(cfg: DictConfig) -> None:
             f"feasible     {result.feasibility.feasible} (max row violation "
             f"{result.feasibility.max_row_violation:.2e})"
         )
-    if cfg.out and result.x is not None:
-        lines.append(f"solution     {cfg.out}")
-    print("\n".join(lines))
-    if result.x is None:
-        sys.exit(1)
+    if out and result.x is not None:
+        lines.append(f"solution     {out}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

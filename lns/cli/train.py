@@ -5,6 +5,8 @@ Keeps the best checkpoint by validation loss.
 
 from __future__ import annotations
 
+from typing import cast
+
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
@@ -31,7 +33,7 @@ def main(cfg: DictConfig) -> None:
         select_by=cfg.select_by,
         problem_class=cfg.problem_class,
         seed=cfg.seed,
-        model=OmegaConf.to_container(cfg.model, resolve=True),
+        model=cast(dict, OmegaConf.to_container(cfg.model, resolve=True)),  # a mapping node
     )
     result = train(
         data, cfg.checkpoint, config, log_csv=cfg.curves, tensorboard_dir=cfg.tensorboard

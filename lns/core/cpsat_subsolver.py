@@ -141,14 +141,7 @@ class CpSatSubSolver(WatchedSubSolver):
         domains = np.array([list(v.domain) for v in self._proto.variables], dtype=np.int64)
         self._lower, self._upper = domains[:, 0], domains[:, 1]
         self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
-        # Reading ``proto.objective`` creates the field, which CP-SAT then refuses beside a
-        # floating-point objective: only an integral objective is read.
-        integral = self._proto.has_objective()
-        objective = self._proto.objective if integral else None
-        self._objective_vars = np.array(list(objective.vars) if integral else [], dtype=np.int64)
-        self._objective_coeffs = np.array(
-            list(objective.coeffs) if integral else [], dtype=np.int64
-        )
+        self._objective_vars, self._objective_coeffs = _integral_objective(self._proto)
         c, vs = self._objective_coeffs, self._objective_vars
         self._objective_floor = int(np.minimum(c * self._lower[vs], c * self._upper[vs]).sum())
         self.total_solve_time = 0.0
@@ -302,6 +295,21 @@ class CpSatSubSolver(WatchedSubSolver):
             self._proto.objective.domain.clear()
         if not self._keep_fixings:
             self._set_domains(self._lower, self._upper)
+
+
+def _integral_objective(proto) -> tuple[np.ndarray, np.ndarray]:
+    """The variables and coefficients of ``proto``'s integral objective (empty without one).
+
+    Reading ``proto.objective`` creates the field, which CP-SAT then refuses beside a
+    floating-point objective: only an integral objective is read.
+    """
+    if not proto.has_objective():
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    objective = proto.objective
+    return (
+        np.array(list(objective.vars), dtype=np.int64),
+        np.array(list(objective.coeffs), dtype=np.int64),
+    )
 
 
 def _parameters(num_workers: int, params: dict):

@@ -269,11 +269,13 @@ class _Exchange:
         """Deterministic mode: once every running worker waits, offer the best and send it back."""
         if not self.pending or not self.live <= set(self.pending):
             return
-        problem, best = self.portfolio.problem, None
-        for worker in sorted(self.pending):
-            if best is None or problem.is_better(self.pending[worker][1], best[2], 0.0):
-                best = (worker, *self.pending[worker])
-        self._offer(*best)
+        problem, pending = self.portfolio.problem, self.pending
+        first, *others = sorted(pending)
+        best = first
+        for worker in others:
+            if problem.is_better(pending[worker][1], pending[best][1], 0.0):
+                best = worker
+        self._offer(best, *pending[best])
         self._send(("incumbent", self.incumbent.x, self.incumbent.objective), set(self.pending))
         self.pending.clear()
 

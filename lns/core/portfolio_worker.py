@@ -127,7 +127,8 @@ class LnsWorker(Callback):
             check=False,
         )
         self.sub_solver = spec.make_sub_solver(problem, config)
-        self.shared, self.told = None, None
+        self.shared: np.ndarray | None = None
+        self.told: StopReason | None = None
         threading.Thread(target=self._listen, args=(inbox,), daemon=True).start()
 
     def run(self) -> tuple[list, StopReason]:

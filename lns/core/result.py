@@ -197,12 +197,15 @@ class Result:
         """``{variable name: value}`` of the best solution, or ``None``."""
         if self.x is None:
             return None
+        assert self.problem is not None, "build_result gives a solution its problem"
         return dict(zip(self.problem.var_names, self.x.tolist(), strict=True))
 
     def write_sol(self, path: str | Path, format: str = "scip") -> Path:
         """Write the best solution in SCIP's ``.sol`` format or the MIPLIB checker's."""
         if self.x is None:
             raise ValueError(f"{self.instance}: no solution to write")
+        assert self.problem is not None, "build_result gives a solution its problem"
+        assert self.objective is not None, "a solution has an objective value"
         return write_sol(path, self.problem, self.x, self.objective, format)
 
     def __repr__(self) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import logging
+from collections.abc import Callable
 
 log = logging.getLogger("lns")
 
@@ -47,6 +48,7 @@ def _collector():
     except (ImportError, OSError) as error:
         log.debug("SCIP's memory garbage collection is unavailable: %s", error)
         return None
+    collect: Callable[[int | None], object]
     if hasattr(library, "SCIPcollectMemoryGarbage"):
         collect = library.SCIPcollectMemoryGarbage
         collect.argtypes, collect.restype = [ctypes.c_void_p], None
@@ -55,8 +57,10 @@ def _collector():
         blkmem.argtypes, blkmem.restype = [ctypes.c_void_p], ctypes.c_void_p
         collect_blocks.argtypes, collect_blocks.restype = [ctypes.c_void_p], None
 
-        def collect(scip):
+        def collect_blocks_of(scip):
             collect_blocks(blkmem(scip))
+
+        collect = collect_blocks_of
     else:
         log.debug("SCIP's memory garbage collection is unavailable: libscip does not export it")
         return None

@@ -20,7 +20,13 @@ from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
 from lns.core.problem import Problem
 from lns.core.scip_memory import MemoryRelease
-from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, fixed_indices
+from lns.core.subsolver import (
+    FoundSolution,
+    OnFound,
+    SolveOutcome,
+    SolveStatus,
+    fixed_indices,
+)
 from lns.core.watchdog import GRACE_SECONDS, WatchedSubSolver
 
 log = logging.getLogger("lns")
@@ -67,7 +73,7 @@ class _SolutionRecorder(Eventhdlr):
         self.problem = problem
         self.variables = variables
         self.found: list = []
-        self.on_found = None
+        self.on_found: OnFound | None = None
 
     def eventinit(self):
         self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
@@ -216,6 +222,7 @@ class ScipSubSolver(WatchedSubSolver):
     def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
         lower, upper = self._lower.copy(), self._upper.copy()
         if len(fixed):
+            assert start is not None, "fixed_indices refuses fixings without a start"
             lower[fixed] = upper[fixed] = start[fixed]
         self._set_bounds(lower, upper)
 

@@ -84,6 +84,7 @@ class StallRule:
         when its ``first`` and ``last`` solutions came (``None``: none yet, never stop)."""
         if first is None:
             return math.inf
+        assert last is not None, "a solve with a first solution has a last one"
         window = max(self.floor, self.factor * (first - began))
         return min(last + window, began + self.share * time_limit)
 
@@ -120,7 +121,10 @@ class StartStrategy(Protocol):
     ``task.on_found``. The outcome's status is ``TIME_LIMIT`` when the strategy's own rule ended
     the solve, ``INTERRUPTED`` only for a stop from outside (Ctrl-C, a signal)."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The strategy's name, e.g. ``"feasibility"``."""
+        ...
 
     def __call__(self, task: StartTask) -> SolveOutcome: ...
 

@@ -154,41 +154,19 @@ def train(
     began = time.perf_counter()
     seed_everything(config.seed)
     rng = np.random.default_rng(config.seed)
-    files = [f for d in data_dirs for f in instance_files(d)]
-    train_files, validation_files = split_files(files, config.validation_fraction, rng)
-    minimum = 1 if config.loss == "infonce" else 0
-    train_samples = load_samples(train_files, min_negatives=minimum)
-    validation_samples = load_samples(validation_files, min_negatives=minimum)
-    if not train_samples:
-        raise ValueError(
-            f"no usable training samples in {[str(d) for d in data_dirs]} "
-            f"({len(train_files)} instance files; InfoNCE needs samples with negatives)"
-        )
+    split = _load_split(data_dirs, config, rng)
     model = GATPolicy(len(VarFeature), len(ConsFeature), len(EdgeFeature), **config.model)
-    model.set_normalization(normalization_stats(train_samples))
+    model.set_normalization(normalization_stats(split.train))
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True
     )
     loss = loss_function(config.loss)
-    history, best = [], (float("inf"), -1)
+    history: list[dict] = []
+    best = (float("inf"), -1)
     writer = _CurveWriter(log_csv, tensorboard_dir)
     for epoch in range(config.epochs):
-        model.train()
-        order = rng.permutation(len(train_samples))
-        total = 0.0
-        for start in range(0, len(order), config.batch_size):
-            chunk = [train_samples[i] for i in order[start : start + config.batch_size]]
-            optimizer.zero_grad()
-            value = batch_loss(model, chunk, loss, config.temperature)
-            value.backward()
-            optimizer.step()
-            total += float(value.detach()) * len(chunk)
-        train_loss = total / len(train_samples)
-        validation_loss, validation_recall = evaluate(model, validation_samples, config)
-        if not validation_samples:
-            criterion = train_loss
-        else:
-            criterion = validation_loss if config.select_by == "loss" else -validation_recall
+        train_loss = _train_epoch(model, optimizer, loss, split.train, rng, config)
+        validation_loss, validation_recall = evaluate(model, split.validation, config)
         row = {
             "epoch": epoch,
             "train_loss": train_loss,
@@ -205,33 +183,109 @@ def train(
             validation_loss,
             validation_recall,
         )
+        criterion = _criterion(row, config, validated=bool(split.validation))
         if criterion < best[0]:
             best = (criterion, epoch)
-            info = {
-                "config": asdict(config),
-                "epoch": epoch,
-                "train_loss": train_loss,
-                "validation_loss": validation_loss,
-                "validation_recall": validation_recall,
-                "train_files": [f.name for f in train_files],
-                "validation_files": [f.name for f in validation_files],
-                "train_samples": len(train_samples),
-                "validation_samples": len(validation_samples),
-            }
-            save_checkpoint(
-                checkpoint, model, training=info, problem=_problem(config, train_samples)
-            )
+            _save_best(checkpoint, model, config, row, split)
     writer.close()
     best_row = history[best[1]] if best[1] >= 0 else {}
     return {
         "best_epoch": best[1],
         "best_validation_loss": best_row.get("validation_loss", float("nan")),
         "best_validation_recall": best_row.get("validation_recall", float("nan")),
-        "train_samples": len(train_samples),
-        "validation_samples": len(validation_samples),
+        "train_samples": len(split.train),
+        "validation_samples": len(split.validation),
         "history": history,
         "train_time": time.perf_counter() - began,
     }
+
+
+@dataclass
+class _Split:
+    """The training and validation instance files, and the samples read from each."""
+
+    train_files: list
+    validation_files: list
+    train: list
+    validation: list
+
+
+def _load_split(data_dirs: list, config: TrainConfig, rng: np.random.Generator) -> _Split:
+    """The sample files of ``data_dirs`` split by instance (:func:`split_files`), then read.
+
+    InfoNCE needs negatives: with it, samples without any are left out.
+
+    Raises
+    ------
+    ValueError
+        No usable training sample.
+    """
+    files = [f for d in data_dirs for f in instance_files(d)]
+    train_files, validation_files = split_files(files, config.validation_fraction, rng)
+    minimum = 1 if config.loss == "infonce" else 0
+    split = _Split(
+        train_files,
+        validation_files,
+        load_samples(train_files, min_negatives=minimum),
+        load_samples(validation_files, min_negatives=minimum),
+    )
+    if not split.train:
+        raise ValueError(
+            f"no usable training samples in {[str(d) for d in data_dirs]} "
+            f"({len(train_files)} instance files; InfoNCE needs samples with negatives)"
+        )
+    return split
+
+
+def _train_epoch(
+    model: GATPolicy,
+    optimizer: torch.optim.Optimizer,
+    loss,
+    samples: list,
+    rng: np.random.Generator,
+    config: TrainConfig,
+) -> float:
+    """One pass over ``samples`` in a random order, a step per batch; the mean training loss."""
+    model.train()
+    order = rng.permutation(len(samples))
+    total = 0.0
+    for start in range(0, len(order), config.batch_size):
+        chunk = [samples[i] for i in order[start : start + config.batch_size]]
+        optimizer.zero_grad()
+        value = batch_loss(model, chunk, loss, config.temperature)
+        value.backward()
+        optimizer.step()
+        total += float(value.detach()) * len(chunk)
+    return total / len(samples)
+
+
+def _criterion(row: dict, config: TrainConfig, validated: bool) -> float:
+    """What the kept checkpoint minimises, from an epoch's ``row`` of the curve.
+
+    The validation loss or minus the validation recall (``config.select_by``); the training
+    loss when there are no validation samples (``validated`` false).
+    """
+    if not validated:
+        return row["train_loss"]
+    return row["validation_loss"] if config.select_by == "loss" else -row["validation_recall"]
+
+
+def _save_best(
+    checkpoint: str | Path, model: GATPolicy, config: TrainConfig, row: dict, split: _Split
+) -> None:
+    """Write ``model`` to ``checkpoint`` with the epoch's ``row`` and what it was trained on."""
+    info = {
+        "config": asdict(config),
+        "epoch": row["epoch"],
+        "train_loss": row["train_loss"],
+        "validation_loss": row["validation_loss"],
+        "validation_recall": row["validation_recall"],
+        "train_files": [f.name for f in split.train_files],
+        "validation_files": [f.name for f in split.validation_files],
+        "train_samples": len(split.train),
+        "validation_samples": len(split.validation),
+    }
+    save_checkpoint(checkpoint, model, training=info, problem=_problem(config, split.train))
 
 
 def _problem(config: TrainConfig, samples: list) -> dict:

@@ -189,6 +189,11 @@ def solve(
             _dispatch(run, method, selector, sub_solver, method_options)
     except KeyboardInterrupt:
         run.reason = StopReason.INTERRUPTED
+    return _finish(run, seed, time_limit, out)
+
+
+def _finish(run: _Run, seed: int, time_limit: float | None, out: str | Path | None) -> Result:
+    """The :class:`Result` of ``run``; its solution is written to ``out`` if given; logged."""
     result = build_result(
         run.incumbent,
         method=run.method,
@@ -206,7 +211,7 @@ def solve(
         result.write_sol(out)
     log.info(
         "%s: %s, objective %s after %.2fs (%s, %d iterations)",
-        problem.name,
+        run.problem.name,
         result.status,
         result.objective,
         result.runtime,

@@ -193,7 +193,7 @@ def solve(
 
 
 def _finish(run: _Run, seed: int, time_limit: float | None, out: str | Path | None) -> Result:
-    """The :class:`Result` of ``run``; its solution is written to ``out`` if given; logged."""
+    """Build the :class:`Result` of ``run``, write its solution to ``out`` (if given), log it."""
     result = build_result(
         run.incumbent,
         method=run.method,

@@ -270,8 +270,7 @@ class _Exchange:
         if not self.pending or not self.live <= set(self.pending):
             return
         problem, pending = self.portfolio.problem, self.pending
-        first, *others = sorted(pending)
-        best = first
+        best, *others = sorted(pending)
         for worker in others:
             if problem.is_better(pending[worker][1], pending[best][1], 0.0):
                 best = worker

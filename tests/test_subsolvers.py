@@ -282,7 +282,7 @@ def test_sub_mip_settings_reach_the_lns_sub_solver_under_scip_params():
     assert model.getParam("constraints/linear/presolpairwise") is False  # from the preset
     assert model.getParam("heuristics/rins/freq") == -1
     assert model.getParam("presolving/maxrestarts") == 3  # scip_params go over the preset
-    default = named_sub_solver("scip", problem, LNSConfig()).model
+    default = named_sub_solver("scip", problem, LNSConfig(sub_mip="default")).model
     assert default.getParam("heuristics/rins/freq") != -1
     with pytest.raises(UnknownNameError, match="sub_mip"):
         LNSConfig(sub_mip="fastest")

@@ -480,7 +480,7 @@ def named_sub_solver(name: str, problem: Problem, config: LNSConfig, model=None)
         from lns.core.cpsat_subsolver import CpSatSubSolver  # lands with the CP-SAT sub-solver
 
         return CpSatSubSolver(problem)
-    return ScipSubSolver(problem, config.scip_params, model=model)
+    return ScipSubSolver(problem, config.sub_solver_params(), model=model)
 
 
 def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> None:

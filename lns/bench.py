@@ -2,10 +2,11 @@
 
 A *method* is ``"scip"`` (plain SCIP on the whole problem), ``"cpsat"`` (OR-Tools CP-SAT
 on the whole problem, pure-integer problems only) or the registry name of a neighborhood
-selector (LNS with that selector, see :data:`lns.registry.SELECTORS`); ``"all"``
-names every one of them that is configured. Every run gets the same wall-clock budget,
-reading the problem included, and its incumbent trajectory is stored
-(:mod:`lns.bench_store`).
+selector (LNS with that selector, see :data:`lns.registry.SELECTORS`), which a suffix
+``@N`` runs as a parallel portfolio of ``N`` worker processes (``random@2``:
+``solve(..., workers=2)``); ``"all"`` names every one of them that is configured. Every
+run gets the same wall-clock budget, reading the problem included, and its incumbent
+trajectory is stored (:mod:`lns.bench_store`).
 
 Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume) and
 the runs another live process is running (their lock is held, :meth:`BenchStore.claim`),
@@ -80,8 +81,36 @@ class RunSpec:
     def instance(self) -> str:
         return instance_name(self.instance_path)
 
+    @property
+    def selector(self) -> str:
+        """The method without its ``@N`` workers suffix."""
+        return split_method(self.method)[0]
+
+    @property
+    def workers(self) -> int:
+        """LNS worker processes: the ``N`` of a method ``name@N``, else 1."""
+        return split_method(self.method)[1]
+
     def __str__(self) -> str:
         return f"{self.instance} {self.method} seed {self.seed} ({self.time_limit:g}s)"
+
+
+def split_method(method: str) -> tuple[str, int]:
+    """``("random", 2)`` for ``"random@2"``, ``(method, 1)`` for a name without a suffix.
+
+    Raises
+    ------
+    LNSError
+        A suffix that is not an integer >= 1, or one on a whole-problem method.
+    """
+    name, at, count = method.partition("@")
+    if not at:
+        return name, 1
+    if not count.isdigit() or int(count) < 1 or name in WHOLE_PROBLEM_METHODS:
+        raise LNSError(
+            f"method '{method}': the suffix @N (N >= 1 worker processes) follows a selector name"
+        )
+    return name, int(count)
 
 
 def method_names() -> tuple[str, ...]:
@@ -147,11 +176,14 @@ def expand_methods(methods, method_options: dict | None = None) -> list[str]:
             for m in method_names()
             if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
         ]
-    for name in names:
+    for method in names:
+        name = split_method(method)[0]
         if name not in method_names():
             raise UnknownNameError("method", name, (*method_names(), ALL))
         option = REQUIRED_OPTIONS.get(name)
-        if option and not (method_options.get(name) or {}).get(option):
+        if option and not (method_options.get(method) or method_options.get(name) or {}).get(
+            option
+        ):
             raise LNSError(
                 f"method '{name}' needs method_options.{name}.{option} (a trained model)"
             )
@@ -196,7 +228,7 @@ def compose_matrix(
             method,
             seed,
             float(time_limit),
-            dict(options.get(method) or {}),
+            dict(options.get(method) or options.get(split_method(method)[0]) or {}),
             dict(lns_options or {}),
         )
         for path in paths
@@ -278,10 +310,11 @@ def _solve(spec: RunSpec):
         )
     return solve(
         spec.instance_path,
-        spec.method,
+        spec.selector,
         time_limit=spec.time_limit,
         seed=spec.seed,
         selector_options=spec.method_options,
+        workers=spec.workers,
         **spec.lns_options,
     )
 
@@ -390,7 +423,7 @@ def run_matrix(
     kill_grace : float
         Seconds past its time limit after which an isolated run is killed.
     """
-    for module in sorted({module for spec in specs for module in PRELOAD.get(spec.method, ())}):
+    for module in sorted({module for spec in specs for module in PRELOAD.get(spec.selector, ())}):
         importlib.import_module(module)
     summary = MatrixSummary()
     for number, spec in enumerate(specs, 1):

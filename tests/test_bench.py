@@ -17,7 +17,14 @@ from omegaconf import OmegaConf
 import lns.api
 from configs import CONFIG_DIR
 from helpers import knapsack, mixed_problem
-from lns.bench import compose_matrix, expand_methods, method_names, run_matrix, shard
+from lns.bench import (
+    compose_matrix,
+    expand_instances,
+    expand_methods,
+    method_names,
+    run_matrix,
+    shard,
+)
 from lns.bench_store import BenchStore, RunRecord
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError
 from lns.report import references, write_report
@@ -53,6 +60,29 @@ def test_matrix_is_instances_times_methods_times_seeds(instance_dir):
     assert [(s.instance, s.method, s.seed, s.time_limit) for s in single] == [
         ("mixed", "scip", 4, 2.0)
     ]
+
+
+def test_a_method_suffix_runs_a_portfolio_of_that_many_workers(instance_dir, tmp_path):
+    specs = _matrix(instance_dir, ["random@2", "random"], time_limit=3.0)
+    assert [(s.method, s.selector, s.workers) for s in specs[:2]] == [
+        ("random@2", "random", 2),
+        ("random", "random", 1),
+    ]
+    for bad in ("random@0", "random@x", "scip@2"):
+        with pytest.raises(LNSError, match="suffix @N"):
+            _matrix(instance_dir, [bad])
+    store = BenchStore(tmp_path / "results")
+    assert run_matrix(specs[:1], store, isolate=False).ran == 1
+    record = store.get("knapsack", "random@2", 0, 3.0)
+    assert record.status == "optimal" and record.objective == pytest.approx(23.0)
+
+
+def test_the_miplib2017_preset_runs_held_out_bundled_instances():
+    cfg = _compose_bench("+experiment=miplib2017")
+    paths = expand_instances(cfg.instances)
+    assert len(paths) == 9 and all(p.parent.name == "miplib2017" for p in paths)
+    assert not {p.name.split(".")[0] for p in paths} & {"glass-sc", "cod105", "rococoC10-001000"}
+    assert expand_methods(cfg.methods) == ["scip", "cpsat", "random", "random@2"]
 
 
 def test_all_methods_include_cl_lns_only_with_a_checkpoint():
@@ -333,9 +363,10 @@ def test_report_of_an_empty_folder_names_it(tmp_path):
 
 PRESETS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
 CL_LNS_PRESETS = [preset for preset in PRESETS if preset.startswith("cl_lns_")]
+GENERATED_PRESETS = sorted(set(PRESETS) - set(CL_LNS_PRESETS) - {"miplib2017"})
 
 
-@pytest.mark.parametrize("preset", sorted(set(PRESETS) - set(CL_LNS_PRESETS)))
+@pytest.mark.parametrize("preset", GENERATED_PRESETS)
 def test_presets_compose_and_point_to_their_generated_test_set(preset):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("bench", overrides=[f"+experiment={preset}"])

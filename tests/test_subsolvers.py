@@ -269,3 +269,20 @@ def test_cpsat_solves_a_problem_with_a_fractional_objective_again_and_again():
     assert fixed.status is SolveStatus.OPTIMAL and not fixed.found  # b alone is best with a = 0
     again = solver.solve(time_limit=5, seed=0)
     assert again.status is SolveStatus.OPTIMAL and again.best.objective == pytest.approx(1 / 3)
+
+
+def test_sub_mip_settings_reach_the_lns_sub_solver_under_scip_params():
+    from lns.api import named_sub_solver
+    from lns.core.config import LNSConfig
+    from lns.core.errors import UnknownNameError
+
+    problem = knapsack()
+    config = LNSConfig(sub_mip="fast", scip_params={"presolving/maxrestarts": 3})
+    model = named_sub_solver("scip", problem, config).model
+    assert model.getParam("constraints/linear/presolpairwise") is False  # from the preset
+    assert model.getParam("heuristics/rins/freq") == -1
+    assert model.getParam("presolving/maxrestarts") == 3  # scip_params go over the preset
+    default = named_sub_solver("scip", problem, LNSConfig(sub_mip="default")).model
+    assert default.getParam("heuristics/rins/freq") != -1
+    with pytest.raises(UnknownNameError, match="sub_mip"):
+        LNSConfig(sub_mip="fastest")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lns.core.errors import InvalidArgumentError, UnknownNameError
+from lns.core.scip_settings import SUB_MIP_SETTINGS
 from lns.core.start import STARTS
 from lns.core.validation import check_integer, check_real
 
@@ -53,6 +54,11 @@ class LNSConfig:
         A new objective must beat the incumbent by ``improvement_tol * max(1, |incumbent|)``.
     scip_params : dict
         SCIP parameters for every solve.
+    sub_mip : {"default", "fast_presolving", "fast"}
+        SCIP settings of the LNS sub-solver (:data:`lns.core.scip_settings.SUB_MIP_SETTINGS`),
+        under ``scip_params``; plain SCIP runs (``method="scip"``) keep SCIP's defaults.
+        ``"fast"`` (the default) had a 0.79x shifted geometric mean primal integral of
+        ``"default"``'s on the MIPLIB 2017 tuning part (``benchmarks/results/sub_mip_60s.md``).
 
     Raises
     ------
@@ -78,6 +84,7 @@ class LNSConfig:
     max_failures: int = 5
     improvement_tol: float = 1e-6
     scip_params: dict | None = None
+    sub_mip: str = "fast"
 
     def __post_init__(self):
         fraction, limit = "expected a fraction in (0, 1]", "expected -1 (none) or an integer >= 1"
@@ -132,8 +139,14 @@ class LNSConfig:
         check_integer("history_length", self.history_length, "expected an integer >= 0", low=0)
         check_integer("max_failures", self.max_failures, "expected an integer >= 1", low=1)
         check_real("improvement_tol", self.improvement_tol, "expected a finite number >= 0", low=0)
+        if self.sub_mip not in SUB_MIP_SETTINGS:
+            raise UnknownNameError("sub_mip", self.sub_mip, SUB_MIP_SETTINGS)
         if self.scip_params is not None and not isinstance(self.scip_params, Mapping):
             raise InvalidArgumentError(
                 f"scip_params={self.scip_params!r} is invalid: expected a "
                 f"dict of SCIP parameters, or None"
             )
+
+    def sub_solver_params(self) -> dict:
+        """SCIP parameters of the LNS sub-solver: the ``sub_mip`` preset, then ``scip_params``."""
+        return {**SUB_MIP_SETTINGS[self.sub_mip], **(self.scip_params or {})}

@@ -34,6 +34,7 @@ TUNING = (
 
 def run(path: str, setting: str, time_limit: float, seed: int) -> dict:
     result = solve(path, "random", time_limit=time_limit, seed=seed, sub_mip=setting)
+    assert result.problem is not None, "solve() gives its result the problem"
     return {
         "objective": result.objective,
         "trajectory": result.trajectory,

@@ -12,8 +12,10 @@ ignores its time limit is stopped, or abandoned, about a second after it.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import time
+import weakref
 
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
@@ -58,14 +60,29 @@ def scip_status(word: str) -> SolveStatus:
     return SCIP_STATUS.get(word, SolveStatus.OTHER)
 
 
+#: The sub-solvers whose SCIP instance is not freed yet (see :func:`_free_at_exit`).
+_LIVE: weakref.WeakSet[ScipSubSolver] = weakref.WeakSet()
+
+
+@atexit.register
+def _free_at_exit() -> None:
+    """Free the SCIP instances still alive when the interpreter exits.
+
+    A pyscipopt ``Model`` frees SCIP in ``__del__``; at interpreter exit that may not run
+    before the garbage collector clears the model's event handler, and ``SCIPfree`` then
+    calls into the cleared handler (a segmentation fault after all tests had passed, in about
+    one pytest run of two). ``atexit`` hooks run while every object is still intact.
+    """
+    for solver in list(_LIVE):
+        solver.close()
+
+
 class _SolutionRecorder(Eventhdlr):
     """Captures every new best solution with the time SCIP found it.
 
-    A pyscipopt ``Model`` and a Python event handler included in it refer to each other. When
-    the cyclic garbage collector frees such a pair it may free the handler first, and
-    ``SCIPfree`` then calls the freed handler (a segmentation fault, seen at interpreter exit).
-    So the handler refers to its model only during a solve (:attr:`model` is ``None`` between
-    solves), and the model is freed by reference counting, while the handler is still alive.
+    pyscipopt makes a model and its event handlers refer to each other. The handler refers to
+    its model only during a solve (:attr:`model` is ``None`` between solves), so that a model
+    is freed by reference counting as soon as its sub-solver is dropped.
     """
 
     def __init__(self, problem: Problem, variables: list):
@@ -161,6 +178,17 @@ class ScipSubSolver(WatchedSubSolver):
         self.model.includeEventhdlr(self._recorder, "lns_recorder", "records new best solutions")
         self._recorder.model = None
         self._optimizing = False
+        _LIVE.add(self)
+
+    def close(self) -> None:
+        """Free the SCIP instance now; the sub-solver must not be used after it. A no-op once
+        done, and while an abandoned solve still runs in SCIP."""
+        if self.model is None or self._watchdog.busy:
+            return
+        _LIVE.discard(self)
+        self._recorder.model = self.model  # for SCIP's callbacks while it frees the model
+        self.model.free()
+        self.model = None
 
     def solve(
         self,

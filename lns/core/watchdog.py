@@ -118,6 +118,7 @@ class Watchdog:
         self.stop_requested = False
         self.timed_out = False
         self.abandoned = False
+        self._job: _Job | None = None
         self._lock = threading.Lock()
         self._interrupt: Callable[[], object] | None = None
         self._jobs: queue.SimpleQueue | None = None
@@ -169,7 +170,7 @@ class Watchdog:
             What ``work`` raised; a ``KeyboardInterrupt`` while waiting, after the solve was
             asked to stop and waited for (``grace`` seconds at most).
         """
-        job = _Job(work)
+        job = self._job = _Job(work)
         self.timed_out = False
         with self._lock:
             self._interrupt = interrupt
@@ -215,6 +216,12 @@ class Watchdog:
         if self.stop_requested or (guard is not None and guard.requested):
             return SolveStatus.INTERRUPTED, seconds
         return (SolveStatus.TIME_LIMIT if self.timed_out else None), seconds
+
+    @property
+    def busy(self) -> bool:
+        """Whether the last solve is still running (only an abandoned one can be, when asked
+        from the thread that ran it)."""
+        return self._job is not None and not self._job.wait(0)
 
     def close(self) -> None:
         """End the worker thread once it is idle (a no-op for an abandoned one)."""

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from instances.generators.validation import check_count, check_range, names
+from instances.generators.binary import binary_problem, names
+from instances.generators.validation import check_count, check_range
 from lns.core.problem import Problem
 
 _MAX_REJECTED_PER_BID = 100
@@ -287,17 +288,6 @@ def _auction_problem(name: str, auction: Auction) -> Problem:
     matrix = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, n))
     matrix.sort_indices()
     row_names = tuple(f"item{i}" for i in used) + names("bidder", len(xor_groups))
-    return Problem(
-        name=name,
-        var_names=names("x", n),
-        var_types=np.full(n, "B"),
-        lower=np.zeros(n),
-        upper=np.ones(n),
-        objective=prices,
-        objective_offset=0.0,
-        sense="maximize",
-        matrix=matrix,
-        row_lower=np.full(m, -np.inf),
-        row_upper=np.ones(m),
-        row_names=row_names,
+    return binary_problem(
+        name, prices, "maximize", matrix, np.full(m, -np.inf), np.ones(m), row_names
     )

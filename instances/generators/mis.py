@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from instances.generators.binary import binary_problem, names
 from instances.generators.graphs import (
     GRAPH_MODELS,
     WEIGHTINGS,
@@ -23,7 +24,7 @@ from instances.generators.graphs import (
     make_graph,
     node_weights,
 )
-from instances.generators.validation import check_choice, check_count, check_range, names
+from instances.generators.validation import check_choice, check_count, check_range
 from lns.core.problem import Problem
 
 FORMULATIONS = ("edge", "clique")
@@ -97,19 +98,8 @@ def generate(params: MISParams, rng: np.random.Generator, name: str = "mis") -> 
     m = int(rows.max()) + 1 if rows.size else 0
     matrix = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, n))
     prefix = "e" if params.formulation == "edge" else "c"
-    return Problem(
-        name=name,
-        var_names=names("x", n),
-        var_types=np.full(n, "B"),
-        lower=np.zeros(n),
-        upper=np.ones(n),
-        objective=weights,
-        objective_offset=0.0,
-        sense="maximize",
-        matrix=matrix,
-        row_lower=np.full(m, -np.inf),
-        row_upper=np.ones(m),
-        row_names=names(prefix, m),
+    return binary_problem(
+        name, weights, "maximize", matrix, np.full(m, -np.inf), np.ones(m), names(prefix, m)
     )
 
 

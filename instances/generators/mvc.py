@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from instances.generators.binary import binary_problem, names
 from instances.generators.graphs import GRAPH_MODELS, WEIGHTINGS, make_graph, node_weights
-from instances.generators.validation import check_choice, check_count, names
+from instances.generators.validation import check_choice, check_count
 from lns.core.problem import Problem
 
 
@@ -80,17 +81,6 @@ def generate(params: MVCParams, rng: np.random.Generator, name: str = "mvc") -> 
     matrix = sp.csr_matrix(
         (np.ones(2 * m), edges.ravel(), np.arange(0, 2 * m + 1, 2)), shape=(m, n)
     )
-    return Problem(
-        name=name,
-        var_names=names("x", n),
-        var_types=np.full(n, "B"),
-        lower=np.zeros(n),
-        upper=np.ones(n),
-        objective=weights,
-        objective_offset=0.0,
-        sense="minimize",
-        matrix=matrix,
-        row_lower=np.ones(m),
-        row_upper=np.full(m, np.inf),
-        row_names=names("e", m),
+    return binary_problem(
+        name, weights, "minimize", matrix, np.ones(m), np.full(m, np.inf), names("e", m)
     )

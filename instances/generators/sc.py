@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from instances.generators.binary import binary_problem, names
 from instances.generators.sampling import distinct_subsets
-from instances.generators.validation import check_count, check_range, names
+from instances.generators.validation import check_count, check_range
 from lns.core.problem import Problem
 
 
@@ -100,17 +101,6 @@ def generate(params: SCParams, rng: np.random.Generator, name: str = "sc") -> Pr
     costs = rng.integers(1, params.max_cost, endpoint=True, size=n).astype(float)
     matrix = sp.csc_matrix((np.ones(rows.size), rows, indptr), shape=(m, n)).tocsr()
     matrix.sort_indices()
-    return Problem(
-        name=name,
-        var_names=names("x", n),
-        var_types=np.full(n, "B"),
-        lower=np.zeros(n),
-        upper=np.ones(n),
-        objective=costs,
-        objective_offset=0.0,
-        sense="minimize",
-        matrix=matrix,
-        row_lower=np.ones(m),
-        row_upper=np.full(m, np.inf),
-        row_names=names("r", m),
+    return binary_problem(
+        name, costs, "minimize", matrix, np.ones(m), np.full(m, np.inf), names("r", m)
     )

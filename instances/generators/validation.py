@@ -36,8 +36,3 @@ def check_choice(owner: str, name: str, value, choices) -> None:
     """``value`` is one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{owner}: {name} must be one of {list(choices)}, got {value!r}")
-
-
-def names(prefix: str, count: int) -> tuple:
-    """``(prefix0, prefix1, ...)``: variable or constraint names."""
-    return tuple(f"{prefix}{i}" for i in range(count))

@@ -221,3 +221,13 @@ def test_the_incumbent_refuses_worse_solutions_whatever_the_acceptance():
     assert not incumbent.offer(INFEASIBLE, time.perf_counter(), 2, 2, "subsolve")
     np.testing.assert_array_equal(incumbent.x, BETTER)
     assert incumbent.trajectory[-1][1] == 17.0 and incumbent.improved_iteration == 0
+
+
+def test_the_trajectory_stays_in_time_order_when_solutions_arrive_out_of_order():
+    """A portfolio's main process may take a solution found a little before the last one."""
+    started = time.perf_counter()
+    incumbent = Incumbent(knapsack(), started)
+    assert incumbent.offer(START, started + 2.0, -1, 0, "initial")
+    assert incumbent.offer(BETTER, started + 1.5, 0, 2, "subsolve")  # found earlier, came later
+    times = [t for t, _ in incumbent.trajectory]
+    assert times == sorted(times) and times[-1] == pytest.approx(2.0)

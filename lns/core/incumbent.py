@@ -127,7 +127,9 @@ class Incumbent:
             self.history = [self.x, *self.history][: self.history_length]
         self.x, self.objective = x, objective
         if improves:
-            elapsed = found_at - self.started
+            # A portfolio's main process takes the workers' solutions in the order they arrive,
+            # which may differ by milliseconds from the order they were found.
+            elapsed = max(found_at - self.started, self.trajectory[-1][0] if self.trajectory else 0)
             self._improved(Improvement(elapsed, objective, iteration, size, source), found_at)
         return True
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -110,18 +111,8 @@ def run_lns(
     records : list of IterationRecord
     stop_reason : StopReason
     """
-    search = _Search(
-        problem,
-        selector,
-        sub_solver,
-        incumbent,
-        config,
-        rng,
-        stop,
-        callbacks,
-        size_rule or size_rule_of(problem, config),
-        exchange,
-    )
+    parts = (problem, selector, sub_solver, incumbent, config, rng, stop, callbacks)
+    search = _Search(*parts, size_rule or size_rule_of(problem, config), exchange)
     try:
         selector.setup(problem)
         with sub_solver.session():
@@ -131,28 +122,22 @@ def run_lns(
     return search.records, reason
 
 
+@dataclass
 class _Search:
     """The state of one :func:`run_lns`: its parts, the records and the failure count."""
 
-    def __init__(
-        self,
-        problem,
-        selector,
-        sub_solver,
-        incumbent,
-        config,
-        rng,
-        stop,
-        callbacks,
-        size_rule,
-        exchange=None,
-    ):
-        self.problem, self.selector, self.sub_solver = problem, selector, sub_solver
-        self.incumbent, self.config, self.rng = incumbent, config, rng
-        self.stop, self.callbacks, self.size_rule = stop, callbacks, size_rule
-        self.exchange = exchange
-        self.records: list = []
-        self.failures = 0
+    problem: Problem
+    selector: Selector
+    sub_solver: SubSolver
+    incumbent: Incumbent
+    config: LNSConfig
+    rng: np.random.Generator
+    stop: Stop
+    callbacks: list[Callback]
+    size_rule: AdaptiveSize
+    exchange: Callable[[int], StopReason | None] | None = None
+    records: list = field(default_factory=list)
+    failures: int = 0
 
     def run(self) -> StopReason:
         """Iterate until a reason to stop; returns it."""
@@ -171,13 +156,19 @@ class _Search:
     def _time_left(self) -> float:
         return self.stop.remaining(stop_state(self.incumbent, len(self.records)))
 
+    def _current(self) -> tuple[np.ndarray, float]:
+        """The incumbent's solution and objective (the loop starts from one and keeps one)."""
+        x, objective = self.incumbent.x, self.incumbent.objective
+        assert x is not None and objective is not None, "run_lns needs an incumbent solution"
+        return x, objective
+
     def _iteration(self) -> StopReason | None:
         """One select / sub-solve / record step; a reason to stop after it, or ``None``."""
         iteration, target = len(self.records), self.size_rule.size
         began = time.perf_counter()
         neighborhood = self._select(iteration, target)
         select_time = time.perf_counter() - began
-        before = self.incumbent.objective
+        before = self._current()[1]
         size = len(neighborhood.free)
         improved = neighborhood.solution is not None and self.incumbent.offer(
             neighborhood.solution, time.perf_counter(), iteration, size, "selector"
@@ -200,7 +191,7 @@ class _Search:
             select_time,
             solve_time,
             before,
-            self.incumbent.objective,
+            self._current()[1],
             improved,
             self.incumbent.elapsed(),
         )
@@ -214,13 +205,13 @@ class _Search:
         return self._verdict(status, nothing_fixed=not fixed_mask.any())
 
     def _select(self, iteration: int, target: int) -> Neighborhood:
-        incumbent = self.incumbent
+        x, objective = self._current()
         deadline = time.perf_counter() + self._time_left()
         state = SearchState(
             self.problem,
-            incumbent.x,
-            incumbent.objective,
-            incumbent.history,
+            x,
+            objective,
+            self.incumbent.history,
             iteration,
             self.size_rule.at_cap,
             deadline,

@@ -31,10 +31,12 @@ from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord, write_table
 from lns.core.metrics import (
     best_found,
     best_performing_rate,
+    first_solution_time,
     gap_at,
     gap_curves,
     primal_integral,
     primal_integrals,
+    shifted_geometric_mean,
     survival_rate,
 )
 
@@ -89,6 +91,8 @@ class GroupMetrics:
         Seed-averaged primal gap; NaN where a method has no run on an instance.
     integrals : numpy.ndarray, shape (methods, instances)
         Seed-averaged primal integral in seconds; NaN where a method has no run.
+    first_solution : numpy.ndarray, shape (methods, instances)
+        Seed-averaged seconds to the first solution (``T`` without one); NaN where no run.
     iterations : numpy.ndarray, shape (methods, instances)
         Seed-averaged LNS iterations (0 for plain SCIP and CP-SAT); NaN where a method has no run.
     seeds : numpy.ndarray of int, shape (methods,)
@@ -103,6 +107,7 @@ class GroupMetrics:
     times: np.ndarray
     gaps: np.ndarray
     integrals: np.ndarray
+    first_solution: np.ndarray
     iterations: np.ndarray
     seeds: np.ndarray
     runs: np.ndarray
@@ -145,6 +150,7 @@ def group_metrics(records: list[RunRecord], n_times: int = 201) -> list[GroupMet
         gaps = np.full((len(methods), len(instances), n_times), np.nan)
         integrals = np.full((len(methods), len(instances)), np.nan)
         iterations = np.full((len(methods), len(instances)), np.nan)
+        first_solution = np.full((len(methods), len(instances)), np.nan)
         cells = defaultdict(list)
         for r in runs:
             cells[(methods.index(r.method), instances.index(r.instance))].append(r)
@@ -154,6 +160,9 @@ def group_metrics(records: list[RunRecord], n_times: int = 201) -> list[GroupMet
             gaps[m, i] = gap_curves(trajectories, reference, times).mean(axis=0)
             integrals[m, i] = primal_integrals(trajectories, reference, time_limit).mean()
             iterations[m, i] = np.mean([r.iterations for r in cell])
+            first_solution[m, i] = np.mean(
+                [first_solution_time(t, time_limit) for t in trajectories]
+            )
         per_method = [[r for r in runs if r.method == m] for m in methods]
         result.append(
             GroupMetrics(
@@ -164,6 +173,7 @@ def group_metrics(records: list[RunRecord], n_times: int = 201) -> list[GroupMet
                 times,
                 gaps,
                 integrals,
+                first_solution,
                 iterations,
                 seeds=np.array([len({r.seed for r in method_runs}) for method_runs in per_method]),
                 runs=np.array([len(method_runs) for method_runs in per_method]),
@@ -307,15 +317,17 @@ def _summary_table(group: GroupMetrics, threshold: float) -> list[str]:
     best = group.best_rate()
     lines = [
         f"Gap and rates at T; primal integral over [0, T] in seconds (T = no solution all "
-        f"along), mean and median over instances. Survival: share of instances with gap ≤ "
+        f"along), mean, shifted geometric mean (shift 1) and median over instances; seconds to "
+        f"the first solution (T without one), median over instances. Survival: share of "
+        f"instances with gap ≤ "
         f"{threshold:g}. Best-performing rate over the {int(group.complete_instances().sum())} "
         "instances every method ran; ties count for each. Iterations: LNS iterations per run, "
         "mean over instances.",
         "",
         "| method | instances | seeds | runs | failed | skipped | mean gap at T "
-        "| mean primal integral (s) | median primal integral (s) | survival at T "
-        "| best-performing at T | iterations |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| mean primal integral (s) | sgm primal integral (s) | median primal integral (s) "
+        "| first solution (s) | survival at T | best-performing at T | iterations |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for m, method in enumerate(group.methods):
         ran = int((~np.isnan(group.integrals[m])).sum())
@@ -328,7 +340,9 @@ def _summary_table(group: GroupMetrics, threshold: float) -> list[str]:
             group.skipped[m],
             _fmt(np.nanmean(group.gaps[m, :, -1])),
             _fmt(np.nanmean(group.integrals[m]), 2),
+            _fmt(shifted_geometric_mean(group.integrals[m]), 2),
             _fmt(np.nanmedian(group.integrals[m]), 2),
+            _fmt(np.nanmedian(group.first_solution[m]), 2),
             _fmt(survival[m], 3),
             _fmt(best[m], 3),
             _fmt(np.nanmean(group.iterations[m]), 0),
@@ -345,8 +359,12 @@ def _instance_table(group: GroupMetrics, values: np.ndarray, digits: int) -> lis
     ]
     rows = [(instance, values[:, i]) for i, instance in enumerate(group.instances)]
     rows += [
-        (f"**{name}**", reduce(values, axis=1))
-        for name, reduce in (("mean", np.nanmean), ("median", np.nanmedian))
+        (f"**{name}**", reduce(values))
+        for name, reduce in (
+            ("mean", lambda v: np.nanmean(v, axis=1)),
+            ("sgm (shift 1)", lambda v: np.array([shifted_geometric_mean(row) for row in v])),
+            ("median", lambda v: np.nanmedian(v, axis=1)),
+        )
     ]
     for label, row in rows:
         lines.append(f"| {label} | " + " | ".join(_fmt(value, digits) for value in row) + " |")

@@ -242,11 +242,13 @@ def test_report_has_median_per_instance_integral_and_win_tables(tmp_path):
     assert "| a | 5.00 | 0.00 |" in integral_table
     assert "| **mean** | 3.00 | 1.00 |" in integral_table
     assert "| **median** | 4.00 | 1.00 |" in integral_table
+    assert "| **sgm (shift 1)** | 2.11 | 0.82 |" in integral_table  # (6 * 1 * 5) ** (1/3) - 1
     assert (
         "| scip | – | 1 |" in text and "| random | 2 | – |" in text
     )  # random beats scip on a and c
     summary = next(line for line in text.splitlines() if line.startswith("| scip |"))
-    assert summary.split("|")[8:10] == [" 3.00 ", " 4.00 "]  # mean and median primal integral
+    # mean, shifted geometric mean and median primal integral, median seconds to the first solution
+    assert summary.split("|")[8:12] == [" 3.00 ", " 2.11 ", " 4.00 ", " 4.00 "]
 
 
 def _cli(*args, cwd):

@@ -124,3 +124,11 @@ def test_best_performing_rate_counts_ties_for_each_method():
     assert over_time.shape == (3, 2)
     with pytest.raises(ValueError):
         best_performing_rate(np.zeros(3))
+
+
+def test_shifted_geometric_mean_ignores_missing_runs():
+    from lns.core.metrics import shifted_geometric_mean
+
+    assert shifted_geometric_mean([0.0, 3.0, float("nan")]) == pytest.approx(1.0)  # sqrt(1*4)-1
+    assert shifted_geometric_mean([2.0, 2.0], shift=10) == pytest.approx(2.0)
+    assert np.isnan(shifted_geometric_mean([float("nan")]))

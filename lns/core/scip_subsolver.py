@@ -187,7 +187,9 @@ class ScipSubSolver(WatchedSubSolver):
             return
         _LIVE.discard(self)
         self._recorder.model = self.model  # for SCIP's callbacks while it frees the model
-        self.model.free()
+        free = getattr(self.model, "free", None)  # in PySCIPOpt 6.3, not in every older one
+        if free is not None:
+            free()
         self.model = None
 
     def solve(

@@ -315,6 +315,7 @@ def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
         started=run.incumbent.started,
         sync_every=SYNC_EVERY if run.deterministic else None,
         complete_worker=run.complete_worker,
+        background_start=True,
     )
     try:
         with portfolio:

@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
 import time
 
 import numpy as np
@@ -103,6 +104,7 @@ class Portfolio:
         started: float,
         sync_every: int | None = None,
         complete_worker: bool = False,
+        background_start: bool = False,
     ):
         if complete_worker and sync_every is not None:
             raise ValueError("Portfolio: a complete worker cannot take part in deterministic mode")
@@ -132,6 +134,11 @@ class Portfolio:
         self.workers: list = [None] * len(self.specs)
         self.records: list = [[] for _ in self.specs]
         self.exchange_time = 0.0
+        self.background_start = background_start
+        self._starter: threading.Thread | None = None
+        self._start_error: BaseException | None = None
+        self._all_started = threading.Event()
+        self._closing = threading.Event()
 
     def __enter__(self) -> Portfolio:
         self.start()
@@ -141,7 +148,39 @@ class Portfolio:
         self.close()
 
     def start(self) -> None:
-        """Start the worker processes (they build their models, then wait for a start)."""
+        """Start the worker processes (they build their models, then wait for a start).
+
+        Starting a spawned process waits until it has read its arguments (0.3 s a worker):
+        with ``background_start`` a thread starts them, so that the caller finds the first
+        solution meanwhile; :meth:`run` and :meth:`close` wait for them. The thread lives
+        until :meth:`close`: Linux sends a worker its parent-death signal when the *thread*
+        that started it ends (:mod:`lns.core.portfolio_worker`).
+        """
+        if not self.background_start:
+            self._start_processes()
+            return
+        self._starter = threading.Thread(
+            target=self._start_in_background, name="lns-portfolio-start", daemon=True
+        )
+        self._starter.start()
+
+    def _start_in_background(self) -> None:
+        try:
+            self._start_processes()
+        except BaseException as error:  # raised in the calling thread by _wait_started
+            self._start_error = error
+        finally:
+            self._all_started.set()
+        self._closing.wait()
+
+    def _wait_started(self) -> None:
+        if self._starter is not None:
+            self._all_started.wait()
+        if self._start_error is not None:
+            error, self._start_error = self._start_error, None
+            raise error
+
+    def _start_processes(self) -> None:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:  # a Ctrl-C while a worker starts up must not reach it before it ignores it
             for spec, inbox in zip(self.specs, self.inboxes, strict=True):
@@ -161,6 +200,7 @@ class Portfolio:
 
         Returns every worker's records (worker after worker) and the reason the run ended.
         """
+        self._wait_started()
         run = _Exchange(self, incumbent)
         reason = run.wait()
         # The others did not prove (or reach) what ended the run: they were stopped.
@@ -174,6 +214,16 @@ class Portfolio:
         """Stop the workers: those that reported have nothing more to send and are killed at
         once (their interpreter's exit would take the run past its time limit), the others
         when they do not end within :data:`JOIN_TIMEOUT`."""
+        try:
+            self._wait_started()
+        finally:
+            self._close_processes()
+            if self._starter is not None:
+                self._closing.set()
+                self._starter.join()
+                self._starter = None
+
+    def _close_processes(self) -> None:
         self.send_all(("stop", StopReason.INTERRUPTED))
         deadline = time.perf_counter() + JOIN_TIMEOUT
         for process, stats in zip(self.processes, self.workers, strict=True):

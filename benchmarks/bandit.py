@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from lns.api import solve
-from lns.core.metrics import best_found, primal_integral
+from lns.core.metrics import best_found, primal_integral, shifted_geometric_mean
 from lns.core.result import Callback
 from lns.core.solu import known_objective
 
@@ -110,7 +110,7 @@ def table(runs: list, integrals: dict, policies) -> str:
         lines.append(f"{Path(instance).name[:27]:<28}" + "".join(f"{c:>30}" for c in cells))
     matrix = np.array([[integrals[i, p] for p in policies] for i in instances])
     wins = (matrix <= matrix.min(axis=1, keepdims=True) + 1e-9).sum(axis=0)
-    sgm = np.exp(np.log(matrix + 1).mean(axis=0)) - 1
+    sgm = [shifted_geometric_mean(column) for column in matrix.T]
     for label, values in (
         ("mean primal integral", matrix.mean(axis=0)),
         ("sgm (shift 1)", sgm),

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from lns.core.config import LNSConfig
-from lns.core.metrics import best_found, primal_gap, primal_integral
+from lns.core.metrics import best_found, primal_gap, primal_integral, shifted_geometric_mean
 from lns.core.problem import read_problem
 from lns.core.solu import known_objective
 from lns.core.start import STARTS
@@ -197,7 +197,7 @@ def print_summary(runs: list) -> None:
     best = np.min(np.stack(list(integrals.values())), axis=0)
     print(f"summary over {len(tables)} runs")
     for start, values in integrals.items():
-        sgm = np.exp(np.mean(np.log(values + 1.0))) - 1.0
+        sgm = shifted_geometric_mean(values)
         print(f"  {start:12s} sgm integral {sgm:6.2f}  wins {int(np.sum(values <= best + 1e-9))}")
 
 

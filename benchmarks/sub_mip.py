@@ -17,12 +17,11 @@ feasible and were not used elsewhere, sorted by name, every 4th from the 3rd (th
 from __future__ import annotations
 
 import argparse
-import math
 from concurrent.futures import ProcessPoolExecutor
 
 from instances.bundled import resolve_instance
 from lns.api import solve
-from lns.core.metrics import primal_gap, primal_integral
+from lns.core.metrics import best_found, primal_gap, primal_integral, shifted_geometric_mean
 from lns.core.scip_settings import SUB_MIP_SETTINGS
 from lns.core.solu import known_objective
 
@@ -47,20 +46,13 @@ def compare(path, settings, time_limit: float, seed: int, pool) -> dict:
     """One instance: each setting's integral, gap and iterations."""
     futures = {s: pool.submit(run, str(path), s, time_limit, seed) for s in settings}
     runs = {s: f.result() for s, f in futures.items()}
-    finals = [r["objective"] for r in runs.values() if r["objective"] is not None]
-    if (known := known_objective(path)) is not None:
-        finals.append(known)
-    sense = next(iter(runs.values()))["sense"]
-    best = (min if sense == "minimize" else max)(finals) if finals else None
+    finals = [r["objective"] for r in runs.values()] + [known_objective(path)]
+    best = best_found(finals, next(iter(runs.values()))["sense"])
     return {
         s: (primal_integral(r["trajectory"], best, time_limit), primal_gap(r["objective"], best),
             r["iterations"])
         for s, r in runs.items()
     }  # fmt: skip
-
-
-def shifted_geometric_mean(values, shift: float = 1.0) -> float:
-    return math.exp(sum(math.log(v + shift) for v in values) / len(values)) - shift
 
 
 def main(argv=None) -> None:

@@ -25,7 +25,7 @@ from instances.bundled import resolve_instance
 from instances.generators import instance_rng, problem_class
 from lns.api import solve
 from lns.core.errors import UnsupportedProblemError
-from lns.core.metrics import primal_gap, primal_integral
+from lns.core.metrics import best_found, primal_gap, primal_integral
 from lns.core.problem import read_problem
 from lns.core.solu import known_objective
 
@@ -84,11 +84,8 @@ def run(path: str, sub_solver: str, time_limit: float, seed: int) -> dict:
 def compare(path: Path, group: str, time_limit: float, seed: int, pool) -> dict:
     futures = {s: pool.submit(run, str(path), s, time_limit, seed) for s in SUB_SOLVERS}
     runs = {s: f.result() for s, f in futures.items()}
-    finals = [r["objective"] for r in runs.values() if r["objective"] is not None]
-    known = known_objective(path)
-    if known is not None:
-        finals.append(known)
-    best = (min if runs["scip"]["sense"] == "minimize" else max)(finals) if finals else None
+    finals = [r["objective"] for r in runs.values()] + [known_objective(path)]
+    best = best_found(finals, runs["scip"]["sense"])
     row: dict[str, object] = {"instance": path.name.split(".")[0], "group": group}
     for s, r in runs.items():
         row[f"{s}_integral"] = primal_integral(r["trajectory"], best, time_limit)

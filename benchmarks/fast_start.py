@@ -48,11 +48,17 @@ GENERATE = (
 )
 
 
-def run_one(instance: str, start: str, time_limit: float, seed: int, stall: list) -> None:
-    """One LNS run; prints its trajectory and objective as JSON."""
+#: The label of a run whose stall rule opens its window at once (``StallRule.after_root`` off).
+NO_ROOT = "/no-root"
+
+
+def run_one(instance: str, label: str, time_limit: float, seed: int, stall: list) -> None:
+    """One LNS run of the start ``label`` (a name of ``STARTS``, with :data:`NO_ROOT` appended
+    for a stall rule without ``after_root``); prints its trajectory and objective as JSON."""
     from lns.api import solve
 
     floor, factor, share = stall
+    start = label.removesuffix(NO_ROOT)
     result = solve(
         instance,
         "random",
@@ -62,6 +68,7 @@ def run_one(instance: str, start: str, time_limit: float, seed: int, stall: list
         start_stall_floor=floor,
         start_stall_factor=factor,
         start_max_share=share,
+        start_after_root=not label.endswith(NO_ROOT),
     )
     print(
         json.dumps(
@@ -147,6 +154,13 @@ def main() -> None:
         default=[config.start_stall_floor, config.start_stall_factor, config.start_max_share],
         help="the stall rule (StallRule)",
     )
+    parser.add_argument(
+        "--after-root",
+        choices=("on", "off", "both"),
+        default="on",
+        help="the stall rule's after_root; 'both' runs each start with and without it (the "
+        f"runs without are labelled START{NO_ROOT})",
+    )
     parser.add_argument("--instances", nargs="+", default=list(INSTANCES))
     parser.add_argument("--out", type=Path)
     parser.add_argument(
@@ -163,9 +177,14 @@ def main() -> None:
         return run_one(instance, start, float(time_limit), int(seed), args.stall)
     if args.summarize:
         return print_summary([json.loads(path.read_text())["results"] for path in args.summarize])
+    labels = {
+        "on": args.starts,
+        "off": [start + NO_ROOT for start in args.starts],
+        "both": [label for start in args.starts for label in (start, start + NO_ROOT)],
+    }[args.after_root]
     results: dict[str, dict] = {}
     for instance in args.instances:
-        runs = side_by_side(instance, args.starts, args.time_limit, args.seed, args.stall)
+        runs = side_by_side(instance, labels, args.time_limit, args.seed, args.stall)
         reference = reference_of(instance, runs)
         results[instance] = {
             "reference": reference,
@@ -180,6 +199,7 @@ def main() -> None:
                     "time_limit": args.time_limit,
                     "seed": args.seed,
                     "stall": args.stall,
+                    "after_root": args.after_root,
                     "results": results,
                 },
                 indent=1,
@@ -198,7 +218,7 @@ def print_summary(runs: list) -> None:
     print(f"summary over {len(tables)} runs")
     for start, values in integrals.items():
         sgm = shifted_geometric_mean(values)
-        print(f"  {start:12s} sgm integral {sgm:6.2f}  wins {int(np.sum(values <= best + 1e-9))}")
+        print(f"  {start:20s} sgm integral {sgm:6.2f}  wins {int(np.sum(values <= best + 1e-9))}")
 
 
 def print_table(name: str, table: dict) -> None:
@@ -208,7 +228,7 @@ def print_table(name: str, table: dict) -> None:
     print(f"{name}")
     for start, row in table.items():
         print(
-            f"  {start:12s} first {fmt(row['first']):>6s}s"
+            f"  {start:20s} first {fmt(row['first']):>6s}s"
             f"  within 1% {fmt(row['within_1pct']):>6s}s  integral {row['integral']:6.2f}"
             f"  final gap {100 * row['final_gap']:6.2f}%"
             f"  iterations {row['iterations']} ({row['stop_reason']})",

@@ -84,7 +84,7 @@ def solve(
     method : {"lns", "scip", "cpsat"}
         ``"lns"``: large neighborhood search with ``selector``; ``"scip"``: plain SCIP on the
         whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
-        OR-Tools CP-SAT on the whole (pure-integer) problem, see :func:`lns.core.cpsat.solve_cpsat`
+        OR-Tools CP-SAT on the whole problem, see :func:`lns.core.cpsat.solve_cpsat`
         (``**options`` are its ``num_workers`` and ``max_scale_exponent``).
     sub_solver : {"scip", "cpsat"} or SubSolver
         Solver of the LNS sub-problems (and of the first solution): SCIP
@@ -423,7 +423,12 @@ def _start_strategy(run: _Run) -> StartStrategy:
     if not isinstance(config.start, str):
         return config.start
     name = "first" if config.iteration_node_limit != -1 else config.start
-    stall = StallRule(config.start_stall_floor, config.start_stall_factor, config.start_max_share)
+    stall = StallRule(
+        config.start_stall_floor,
+        config.start_stall_factor,
+        config.start_max_share,
+        config.start_after_root,
+    )
     return make_start(name, run.problem, stall=stall, solution_limit=config.initial_solution_limit)
 
 

@@ -1,7 +1,7 @@
 """The anytime benchmark: a matrix of instances x methods x seeds, run and stored run by run.
 
 A *method* is ``"scip"`` (plain SCIP on the whole problem), ``"cpsat"`` (OR-Tools CP-SAT
-on the whole problem, pure-integer problems only) or the registry name of a neighborhood
+on the whole problem) or the registry name of a neighborhood
 selector (LNS with that selector, see :data:`lns.registry.SELECTORS`), which a suffix
 ``@N`` runs as a parallel portfolio of ``N`` worker processes (``random@2``:
 ``solve(..., workers=2)``); ``"all"`` names every one of them that is configured. Every

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from instances.bundled import BUNDLED_DIR
+from instances.bundled import BUNDLED_DIR, MIPLIB2017_DIR
 from lns.core.problem import Problem
 
 
@@ -14,6 +14,13 @@ def miplib(name: str):
     matches = sorted(p for p in BUNDLED_DIR.glob(f"{name}.*") if p.suffix != ".solu")
     assert matches, f"no bundled instance {name}"
     return matches[0]
+
+
+def miplib2017(name: str):
+    """Path of a bundled MIPLIB 2017 instance by stem (``"lotsize"``)."""
+    path = MIPLIB2017_DIR / f"{name}.mps.gz"
+    assert path.exists(), f"no bundled MIPLIB 2017 instance {name}"
+    return path
 
 
 def knapsack(sense: str = "maximize") -> Problem:

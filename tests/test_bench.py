@@ -26,7 +26,12 @@ from lns.bench import (
     shard,
 )
 from lns.bench_store import BenchStore, RunRecord
-from lns.core.errors import LNSError, ProblemReadError, UnknownNameError
+from lns.core.errors import (
+    LNSError,
+    ProblemReadError,
+    UnknownNameError,
+    UnsupportedProblemError,
+)
 from lns.report import references, write_report
 
 
@@ -175,15 +180,32 @@ def test_a_crashing_run_is_recorded_and_the_matrix_goes_on(
     assert (retried.ran, retried.failed) == (2, 0)
 
 
-def test_cpsat_on_a_mip_is_skipped_with_its_reason_and_not_rerun(instance_dir, tmp_path):
+def _unsupported(*args, **kwargs):
+    raise UnsupportedProblemError("mixed.mps: the CP-SAT sub-solver needs a pure-integer problem")
+
+
+def test_an_unsupported_run_is_skipped_with_its_reason_and_not_rerun(
+    instance_dir, tmp_path, monkeypatch
+):
     store = BenchStore(tmp_path / "results")
     specs = compose_matrix(
-        [str(instance_dir / "mixed.mps")], ["cpsat"], [0], 2.0, instance_set="tiny"
+        [str(instance_dir / "mixed.mps")], ["random"], [0], 2.0, instance_set="tiny"
     )
-    assert run_matrix(specs, store).skipped == 1
-    record = store.get("mixed", "cpsat", 0, 2.0)
-    assert record.status == "skipped" and "continuous variable" in record.error
-    assert run_matrix(specs, store).resumed == 1
+    monkeypatch.setattr(lns.api, "solve", _unsupported)
+    assert run_matrix(specs, store, isolate=False).skipped == 1
+    record = store.get("mixed", "random", 0, 2.0)
+    assert record.status == "skipped" and "pure-integer" in record.error
+    assert run_matrix(specs, store, isolate=False).resumed == 1
+
+
+def test_cpsat_runs_a_mip_through_its_mip_interface(instance_dir, tmp_path):
+    store = BenchStore(tmp_path / "results")
+    specs = compose_matrix(
+        [str(instance_dir / "mixed.mps")], ["cpsat"], [0], 10.0, instance_set="tiny"
+    )
+    assert run_matrix(specs, store).ran == 1
+    record = store.get("mixed", "cpsat", 0, 10.0)
+    assert record.status == "feasible" and record.objective == pytest.approx(-14.0)
 
 
 def _record(instance, method, objective, sense="maximize", known=None, trajectory=None, seed=0):
@@ -272,7 +294,7 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
         cwd=tmp_path,
     )
     assert bench.returncode == 0, bench.stderr
-    assert "6 runs done (0 failed, 1 skipped)" in bench.stdout
+    assert "6 runs done (0 failed, 0 skipped)" in bench.stdout
     report = _cli("lns.cli.report", f"results_dir={results}", cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     text = (results / "report.md").read_text()
@@ -284,9 +306,8 @@ def test_tiny_matrix_end_to_end_with_report_and_plots(instance_dir, tmp_path):
                 line.split("|")[1].strip(), line
             )  # the first table a name heads a row of
     assert set(rows) >= {"scip", "cpsat", "random", "knapsack", "mixed"}
-    # cpsat: 2 instances, 1 seed, 2 runs, 0 failed, 1 skipped; the skipped run has gap 1 at T
-    assert rows["cpsat"].split("|")[2:7] == [" 2/2 ", " 1 ", " 2 ", " 0 ", " 1 "]
-    assert "mixed · cpsat · skipped: " in text
+    # cpsat: 2 instances, 1 seed, 2 runs, 0 failed, 0 skipped (mixed through the MIP interface)
+    assert rows["cpsat"].split("|")[2:7] == [" 2/2 ", " 1 ", " 2 ", " 0 ", " 0 "]
     assert "| knapsack | maximize | 23 | best_found |" in text
     for png in ("tiny_t1_gap.png", "tiny_t1_survival.png"):
         assert (results / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

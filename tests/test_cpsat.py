@@ -1,12 +1,16 @@
 """CP-SAT on the whole problem: known optima, maximisation, scaled rows, and what it refuses."""
 
 import itertools
+import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from helpers import knapsack, miplib, mixed_problem
+from helpers import knapsack, miplib, miplib2017, mixed_problem
 from lns.api import solve
 from lns.core import metrics
 from lns.core.cpsat_model import build_cpsat_model
@@ -63,18 +67,33 @@ def test_rows_with_decimal_coefficients_are_scaled_exactly():
 
 
 @pytest.mark.parametrize(
-    "problem, reason",
+    "problem, reason, optimum",
     [
-        (mixed_problem(), "continuous variable.*'w'"),
-        (_two_var_problem([1 / 3, 1.0]), "row 'row' has coefficients that are not integral"),
-        (_two_var_problem([1.0, 1.0], upper=(np.inf, 10.0)), "finite integer bounds, variable 'x'"),
+        # CP-SAT solves w on a grid: -14 with w = 0, not the optimum -14.25 with w = 0.5
+        (mixed_problem(), "continuous variable.*'w'", -14.0),
+        (_two_var_problem([1 / 3, 1.0]), "row 'row' has coefficients that are not integral", 3.0),
+        (_two_var_problem([1.0, 1.0], upper=(np.inf, 10.0)), "finite integer bounds, var", 1.0),
     ],
 )
-def test_unsupported_problems_raise_with_the_reason(problem, reason):
+def test_problems_outside_the_native_model_go_through_the_mip_interface(problem, reason, optimum):
     with pytest.raises(UnsupportedProblemError, match=reason):
         build_cpsat_model(problem)
-    with pytest.raises(UnsupportedProblemError, match=reason):
-        solve(problem, method="cpsat", time_limit=5)
+    result = solve(problem, method="cpsat", time_limit=20, num_workers=1)
+    assert result.feasibility.feasible
+    assert result.objective == pytest.approx(optimum)
+    exact = len(result.problem.integer_indices) == result.problem.n_vars
+    assert result.stop_reason == ("optimal" if exact else "solver_finished")
+    assert result.trajectory[-1][1] == pytest.approx(optimum)
+
+
+def test_logged_objectives_join_the_trajectory_before_the_checked_solution():
+    # lotsize: CP-SAT logs several solutions within seconds; only the last comes back whole.
+    result = solve(miplib2017("lotsize"), method="cpsat", time_limit=8, num_workers=2)
+    assert result.feasibility.feasible and len(result.trajectory) >= 2
+    values = [value for _, value in result.trajectory]
+    assert all(a > b for a, b in itertools.pairwise(values)) and values[-1] == result.objective
+    times = [t for t, _ in result.trajectory]
+    assert times == sorted(times) and times[-1] <= result.runtime
 
 
 def test_infeasible_problem_is_reported():
@@ -101,3 +120,17 @@ def test_out_and_initial_solution_go_through_the_common_path(tmp_path):
     assert result.trajectory[0][1] == pytest.approx(10.0)  # the user's start is the first incumbent
     assert result.objective == pytest.approx(23.0)
     assert (tmp_path / "best.sol").exists()
+
+
+def test_interrupt_stops_the_mip_interface_and_keeps_its_best_solution():
+    # neos-911970 has continuous variables; CP-SAT's first solutions come within about 1 s.
+    timer = threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    began = time.perf_counter()
+    try:
+        result = solve(miplib2017("neos-911970"), method="cpsat", time_limit=60, num_workers=1)
+    finally:
+        timer.cancel()
+    assert result.stop_reason == "interrupted"
+    assert time.perf_counter() - began < 20
+    assert result.feasibility.feasible and result.objective == result.trajectory[-1][1]

@@ -15,6 +15,7 @@ from helpers import knapsack, miplib
 from lns import solve
 from lns.core.config import LNSConfig
 from lns.core.errors import UnknownNameError
+from lns.core.problem import read_problem
 from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.start import StallRule, StartTask, make_start, solve_until_stall
@@ -85,6 +86,24 @@ def test_stall_rule_window_and_share():
     assert rule.end(10.0, 13.0, 14.0, 60.0) == 20.0  # 6 s window (twice the 3 s to the first)
     assert rule.end(10.0, 10.1, 10.2, 60.0) == 11.2  # the 1 s floor
     assert rule.end(10.0, 13.0, 14.0, 20.0) == 14.0  # 20% of 20 s
+
+
+def test_stall_window_opens_at_the_first_lp():
+    rule = StallRule(floor=1.0, factor=2.0, share=0.2)
+    assert rule.end(10.0, 10.1, 10.2, 60.0, first_lp=None) == 22.0  # only the share, 20% of 60
+    assert rule.end(10.0, 10.1, 10.2, 60.0, first_lp=15.0) == 16.0  # 1 s after the first LP
+    assert rule.end(10.0, 10.1, 17.0, 60.0, first_lp=15.0) == 18.0  # 1 s after the last
+    assert rule.end(10.0, None, None, 60.0, first_lp=15.0) == math.inf
+
+
+def test_scip_reports_its_first_lp_once_per_solve():
+    solver, lps = ScipSubSolver(read_problem(miplib("p0201"))), []
+    for seed in (0, 1):
+        began = time.perf_counter()
+        solver.solve(time_limit=30, seed=seed, node_limit=1, on_first_lp=lps.append)
+        assert len(lps) == seed + 1 and began < lps[-1] < time.perf_counter()
+    solver.solve(time_limit=30, seed=2, node_limit=1)  # without a callback: none called
+    assert len(lps) == 2
 
 
 QUICK_STALL = StallRule(floor=0.3, factor=2.0)

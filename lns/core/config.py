@@ -42,6 +42,9 @@ class LNSConfig:
         The stall rule (:class:`lns.core.start.StallRule`): the start ends once no new solution
         came for ``max(floor, factor * t1)`` seconds (``t1``: seconds to its first solution),
         or once ``max_share`` of its time limit is spent.
+    start_after_root : bool
+        The stall rule's window opens only once SCIP solved its first LP (``after_root``):
+        presolving and the root LP, with the heuristics that read it, are not cut short.
     initial_time_limit : float or None
         Seconds for the start solve (``None``: the whole budget).
     initial_solution_limit : int
@@ -78,6 +81,7 @@ class LNSConfig:
     start_stall_floor: float = 1.0
     start_stall_factor: float = 2.0
     start_max_share: float = 0.2
+    start_after_root: bool = True
     initial_time_limit: float | None = None
     initial_solution_limit: int = 1
     history_length: int = 3

@@ -4,22 +4,28 @@
 time limit and offers every solution it reports to the run's
 :class:`lns.core.incumbent.Incumbent`, which checks it against the original problem and
 keeps the trajectory; ``solve(..., method="cpsat")`` builds the same
-:class:`lns.core.result.Result` from it as for LNS and plain SCIP.
+:class:`lns.core.result.Result` from it as for LNS and plain SCIP. A problem the native model
+does not take (continuous variables, infinite bounds, coefficients that do not scale) is solved
+through OR-Tools' MIP interface to CP-SAT instead (:mod:`lns.core.cpsat_mip`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import time
 
 import numpy as np
 
+from lns.core.cpsat_mip import solve_cpsat_mip
 from lns.core.cpsat_model import build_cpsat_model
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.incumbent import Incumbent
 from lns.core.interrupt import active_guard
 from lns.core.stop import StopReason
+
+log = logging.getLogger("lns")
 
 
 def solve_cpsat(
@@ -51,12 +57,11 @@ def solve_cpsat(
         ``OPTIMAL`` when CP-SAT proved the incumbent optimal, ``INTERRUPTED`` on Ctrl-C, else
         ``TIME_LIMIT``.
     dual_bound : float or None
-        CP-SAT's objective bound, in the problem's sense, when it has one.
+        CP-SAT's objective bound, in the problem's sense, when it has one (not through the
+        MIP interface).
 
     Raises
     ------
-    UnsupportedProblemError
-        The problem is not pure integer with finite bounds and scalable rows.
     InfeasibleProblemError
         CP-SAT proved the problem infeasible.
     """
@@ -65,7 +70,14 @@ def solve_cpsat(
     if num_workers < 1:
         raise ValueError(f"num_workers must be >= 1, got {num_workers}")
     problem = incumbent.problem
-    built = build_cpsat_model(problem, max_scale_exponent)
+    try:
+        built = build_cpsat_model(problem, max_scale_exponent)
+    except UnsupportedProblemError as error:
+        log.info("%s; solved through OR-Tools' MIP interface to CP-SAT", error)
+        stop_reason = solve_cpsat_mip(
+            incumbent, time_limit=time_limit, seed=seed, num_workers=num_workers
+        )
+        return stop_reason, None
     if incumbent.x is not None:
         for variable, value in zip(built.variables, incumbent.x, strict=True):
             built.model.add_hint(variable, int(round(value)))

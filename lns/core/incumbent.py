@@ -143,6 +143,36 @@ class Incumbent:
             self.improved_at, self.improved_iteration = time.perf_counter(), iteration
         self.x, self.objective = x, objective
 
+    def merge_reported(self, reported: list[tuple[float, float]], rtol: float = 1e-6) -> None:
+        """Add to the trajectory objectives a solver reported without their solutions.
+
+        CP-SAT on a MIP (:mod:`lns.core.cpsat_mip`) logs each improving objective but returns
+        only its final solution, which :meth:`offer` checked. The ``(time.perf_counter(),
+        objective)`` points of ``reported`` that lie before the incumbent's own point and are
+        worse than it enter the trajectory, in time order, where they improve on the point
+        before them; callbacks are not told. A point better than the checked incumbent (by
+        more than ``rtol``, relative) means the log and the solution disagree: nothing is
+        merged, and a warning says so.
+        """
+        problem, best = self.problem, self.objective
+        if best is None or not reported:
+            return
+        scale = max(1.0, abs(best))
+        if any(problem.is_better(value, best, rtol * scale) for _, value in reported):
+            log.warning(
+                "%s: the solver reported objectives better than its checked solution (%s); "
+                "its logged trajectory is left out",
+                problem.name,
+                best,
+            )
+            return
+        points = [(max(0.0, at - self.started), value) for at, value in reported]
+        merged: list = []
+        for elapsed, value in sorted(points + self.trajectory):
+            if not merged or problem.is_better(value, merged[-1][1], 0.0):
+                merged.append((elapsed, value))
+        self.trajectory = merged
+
     def _improved(self, improvement: Improvement, found_at: float) -> None:
         self.improved_at, self.improved_iteration = found_at, improvement.iteration
         self.trajectory.append((improvement.time, improvement.objective))

@@ -16,6 +16,7 @@ import atexit
 import logging
 import time
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
@@ -78,7 +79,8 @@ def _free_at_exit() -> None:
 
 
 class _SolutionRecorder(Eventhdlr):
-    """Captures every new best solution with the time SCIP found it.
+    """Captures every new best solution with the time SCIP found it, and tells ``on_first_lp``
+    when SCIP solved its first LP.
 
     pyscipopt makes a model and its event handlers refer to each other. The handler refers to
     its model only during a solve (:attr:`model` is ``None`` between solves), so that a model
@@ -91,15 +93,23 @@ class _SolutionRecorder(Eventhdlr):
         self.variables = variables
         self.found: list = []
         self.on_found: OnFound | None = None
+        self.on_first_lp: Callable[[float], None] | None = None
 
     def eventinit(self):
         self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
+        self.model.catchEvent(SCIP_EVENTTYPE.FIRSTLPSOLVED, self)
 
     def eventexit(self):
         self.model.dropEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
+        self.model.dropEvent(SCIP_EVENTTYPE.FIRSTLPSOLVED, self)
 
     def eventexec(self, event):
         now = time.perf_counter()
+        if event.getType() == SCIP_EVENTTYPE.FIRSTLPSOLVED:
+            on_first_lp = self.on_first_lp
+            if on_first_lp is not None:
+                on_first_lp(now)
+            return
         sol = self.model.getBestSol()
         if sol.getOrigin() == 3:  # SCIP_SOLORIGIN_ORIGINAL: the start solution we handed in
             return
@@ -202,11 +212,14 @@ class ScipSubSolver(WatchedSubSolver):
         solution_limit: int = -1,
         node_limit: int = -1,
         on_found=None,
+        on_first_lp: Callable[[float], None] | None = None,
     ) -> SolveOutcome:
         """Solve with ``fixed`` variables held at their ``start`` values.
 
         See :meth:`lns.core.subsolver.SubSolver.solve`. ``time_limit`` is clipped at 0.01
-        from below; ``seed`` is SCIP's ``randomization/randomseedshift``.
+        from below; ``seed`` is SCIP's ``randomization/randomseedshift``. ``on_first_lp`` is
+        called with the ``time.perf_counter()`` at which SCIP solved the first LP of this solve
+        (not at all when presolving ends the solve, or the limits come first).
         """
         fixed = fixed_indices(fixed, start)
         self._watchdog.arm()
@@ -214,6 +227,7 @@ class ScipSubSolver(WatchedSubSolver):
         self.model.freeTransform()
         recorder = self._recorder
         recorder.model, recorder.found, recorder.on_found = self.model, [], on_found
+        recorder.on_first_lp = on_first_lp
 
         def prepare():
             self._prepare(time_limit, seed, solution_limit, node_limit, fixed, start)
@@ -221,7 +235,8 @@ class ScipSubSolver(WatchedSubSolver):
         try:
             return self._optimize(time_limit, prepare)
         finally:
-            recorder.on_found = None  # an abandoned solve must not reach the caller any more
+            # An abandoned solve must not reach the caller any more.
+            recorder.on_found = recorder.on_first_lp = None
             if not self._watchdog.abandoned:
                 self._reset()
                 recorder.model = None

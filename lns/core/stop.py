@@ -32,6 +32,9 @@ class StopReason(str, enum.Enum):
     TARGET = "target"
     CALLBACK = "callback"
     SUB_SOLVER_ABANDONED = "sub_solver_abandoned"
+    #: The whole-problem solver ended on its own, without a proof for the original problem
+    #: (CP-SAT's "optimal" for the discretised model of a MIP with continuous variables).
+    SOLVER_FINISHED = "solver_finished"
 
     def __str__(self) -> str:
         return self.value

@@ -1,0 +1,166 @@
+"""CP-SAT on any MIP, through OR-Tools' ``model_builder``: the CP-SAT baseline where the
+native model (:mod:`lns.core.cpsat_model`, pure integer) does not apply.
+
+OR-Tools' MIP interface to CP-SAT imports an MPS file and turns continuous variables and real
+coefficients into integer ones itself (CP-SAT's ``mip_*`` parameters). It reports no solution
+before the end of the solve, only its log, so :func:`solve_cpsat_mip` runs the solve in a child
+process (``python -m lns.core.cpsat_mip``) and reads the child's log line by line: each
+improving objective (``#3  1.25s best:6534588 ...``) is taken with the time its line arrived.
+The final solution comes back as a file and is offered to the run's incumbent, which checks it
+against the original problem; only if it passes do the logged objectives before it enter the
+trajectory (:meth:`lns.core.incumbent.Incumbent.merge_reported`), since those come without
+their solutions. A stop (Ctrl-C, a signal) closes the child's standard input: the child stops
+the search, and its best solution still comes back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from lns.core.errors import InfeasibleProblemError
+from lns.core.incumbent import Incumbent
+from lns.core.interrupt import active_guard
+from lns.core.stop import StopReason
+
+#: A CP-SAT log line of a new solution: ``#<count> <seconds>s best:<objective> ...``.
+SOLUTION_LINE = re.compile(r"^#(\d+)\s+[\d.]+s\s+best:(\S+)")
+#: How the child prints its solve's status (a ``model_builder.SolveStatus`` name) at the end.
+STATUS_PREFIX = "LNS-STATUS "
+#: Seconds the child may take past its time limit (start-up, import, writing the solution).
+GRACE_SECONDS = 30.0
+
+
+def solve_cpsat_mip(
+    incumbent: Incumbent, *, time_limit: float, seed: int, num_workers: int = 2
+) -> StopReason:
+    """Solve ``incumbent.problem`` with CP-SAT through ``model_builder``.
+
+    Parameters are those of :func:`lns.core.cpsat.solve_cpsat` (a solution the incumbent
+    already holds is not passed on). The final solution is rejected, and the logged objectives
+    with it, when it violates the original problem (CP-SAT's scaling of continuous variables
+    can lose feasibility).
+
+    Returns
+    -------
+    StopReason
+        ``INTERRUPTED`` after a stop signal; when CP-SAT proved its solution optimal,
+        ``OPTIMAL`` for a pure-integer problem and ``SOLVER_FINISHED`` with continuous variables
+        (CP-SAT solves them on a grid: on ``min -0.5 w + ...`` with the optimum at ``w = 0.5``
+        it proved ``w = 0`` optimal); else ``TIME_LIMIT``.
+
+    Raises
+    ------
+    InfeasibleProblemError
+        CP-SAT proved the problem infeasible.
+    """
+    problem = incumbent.problem
+    with tempfile.TemporaryDirectory(prefix="lns-cpsat-mip-") as folder:
+        model_path = problem.write(Path(folder) / "model.mps")
+        solution_path = Path(folder) / "solution.npy"
+        command = [sys.executable, "-m", "lns.core.cpsat_mip", str(model_path), str(solution_path)]
+        deadline = time.time() + time_limit  # the wall clock the child shares
+        command += [repr(deadline), str(int(seed)), str(int(num_workers))]
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        reported, status = _follow(child, time_limit)
+        if status == "INFEASIBLE":
+            where = problem.source or problem.name
+            raise InfeasibleProblemError(f"{where}: CP-SAT proved the problem infeasible")
+        if solution_path.exists():
+            found_at = reported[-1][0] if reported else time.perf_counter()
+            if incumbent.offer(np.load(solution_path), found_at, -1, 0, "cpsat"):
+                incumbent.merge_reported(reported[:-1])
+    guard = active_guard()
+    if guard is not None and guard.requested:
+        return StopReason.INTERRUPTED
+    if status != "OPTIMAL" or incumbent.x is None:
+        return StopReason.TIME_LIMIT
+    exact = len(problem.integer_indices) == problem.n_vars
+    return StopReason.OPTIMAL if exact else StopReason.SOLVER_FINISHED
+
+
+class _ChildStop:
+    """The stop hook of the interrupt guard: closing the child's standard input stops its
+    search (see :func:`main`)."""
+
+    def __init__(self, child: subprocess.Popen):
+        self.child = child
+
+    def stop(self) -> None:
+        if self.child.stdin is not None and not self.child.stdin.closed:
+            self.child.stdin.close()
+
+
+def _follow(child: subprocess.Popen, time_limit: float) -> tuple[list, str]:
+    """Read ``child``'s log until it ends: the ``(time.perf_counter(), objective)`` of each
+    logged solution, and the status word it prints last. A child past its time limit by
+    :data:`GRACE_SECONDS` is killed."""
+    assert child.stdout is not None
+    guard = active_guard()
+    killer = threading.Timer(time_limit + GRACE_SECONDS, child.kill)
+    killer.daemon = True
+    reported: list = []
+    status = ""
+    killer.start()
+    try:
+        with guard.solving(_ChildStop(child)) if guard is not None else contextlib.nullcontext():
+            for line in child.stdout:
+                matched = SOLUTION_LINE.match(line)
+                if matched:
+                    reported.append((time.perf_counter(), float(matched.group(2))))
+                elif line.startswith(STATUS_PREFIX):
+                    status = line[len(STATUS_PREFIX) :].strip()
+    finally:
+        killer.cancel()
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    return reported, status
+
+
+def main(argv: list[str]) -> None:
+    """The child: solve the MPS file ``argv[0]`` with CP-SAT, its log on standard output,
+    until the ``time.time()`` ``argv[2]`` or until standard input closes; save the values of
+    the best solution to ``argv[1]`` (``numpy.save``), then print the status."""
+    from ortools.linear_solver.python import model_builder
+
+    model_path, solution_path, deadline, seed, num_workers = argv
+    model = model_builder.Model()
+    if not model.import_from_mps_file(model_path):
+        raise SystemExit(f"{model_path}: OR-Tools could not read the MPS file")
+    solver = model_builder.Solver("sat")
+    solver.enable_output(True)
+    if float(deadline) < float("inf"):
+        solver.set_time_limit_in_seconds(max(0.0, float(deadline) - time.time()))
+    solver.set_solver_specific_parameters(
+        f"num_workers:{int(num_workers)},random_seed:{int(seed)},log_search_progress:true"
+    )
+    threading.Thread(target=_stop_at_end_of_input, args=(solver,), daemon=True).start()
+    status = solver.solve(model)
+    if status in (model_builder.SolveStatus.OPTIMAL, model_builder.SolveStatus.FEASIBLE):
+        np.save(solution_path, solver.values(model.get_variables()).to_numpy(dtype=float))
+    sys.stdout.flush()
+    print(f"{STATUS_PREFIX}{status.name}", flush=True)
+
+
+def _stop_at_end_of_input(solver) -> None:
+    sys.stdin.read()
+    solver.stop_search()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -11,14 +11,23 @@ import numpy as np
 import pytest
 
 import lns.api
-from helpers import knapsack, miplib
+import lns.core.start
+from helpers import knapsack, miplib, mixed_problem
 from lns import solve
 from lns.core.config import LNSConfig
-from lns.core.errors import UnknownNameError
+from lns.core.errors import UnknownNameError, UnsupportedProblemError
+from lns.core.interrupt import InterruptGuard, active_guard
 from lns.core.problem import read_problem
 from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.start import StallRule, StartTask, make_start, solve_until_stall
+from lns.core.start import (
+    StallRule,
+    StartTask,
+    _BuiltOnSolve,
+    make_start,
+    race_until_stall,
+    solve_until_stall,
+)
 from lns.core.stop import StopReason
 from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
 
@@ -221,3 +230,93 @@ def test_lns_goes_on_with_a_new_sub_solver_after_an_abandoned_start():
     result = solve(knapsack(), iteration_limit=3, time_limit=30, start=abandoning_start)
     assert result.stop_reason != StopReason.SUB_SOLVER_ABANDONED
     assert len(result.iterations) == 3 and result.objective == 23.0
+
+
+class ProvingSubSolver(ScheduledSubSolver):
+    """Reports its schedule's solutions, then ends with a proof of optimality."""
+
+    def solve(self, **arguments):
+        outcome = super().solve(**{**arguments, "time_limit": 0.0})
+        return SolveOutcome(SolveStatus.OPTIMAL, outcome.found)
+
+
+def test_a_race_offers_every_racers_solutions_and_stops_all_by_one_rule():
+    late = [(0.15, np.array([1.0, 1.0, 0.0, 0.0]))]  # the best (23), from the second racer
+    racers = [ScheduledSubSolver(SCHEDULE[:2]), ScheduledSubSolver(late)]
+    offered = []
+    task = StartTask(knapsack(), racers[0], time_limit=30.0, seed=0, on_found=offered.append)
+    began = time.perf_counter()
+    outcome = race_until_stall(racers, task, QUICK_STALL)
+    assert time.perf_counter() - began < 5.0  # both stopped 0.3 s after the last solution
+    assert outcome.status is SolveStatus.TIME_LIMIT
+    assert sorted(found.objective for found in offered) == [7.0, 17.0, 23.0]
+    assert [found.objective for found in outcome.found] == [7.0, 17.0, 23.0]  # in time order
+
+
+def test_a_racer_that_proves_optimality_ends_the_race():
+    racers = [ScheduledSubSolver([]), ProvingSubSolver(SCHEDULE[2:])]
+    task = StartTask(knapsack(), racers[0], time_limit=30.0, seed=0, on_found=lambda f: None)
+    began = time.perf_counter()
+    outcome = race_until_stall(racers, task, StallRule(floor=20.0))
+    assert time.perf_counter() - began < 5.0  # not the 20 s window
+    assert outcome.status is SolveStatus.OPTIMAL and outcome.best.objective == 23.0
+
+
+def test_a_racer_that_cannot_take_the_problem_leaves_the_race_to_the_others():
+    def refuse():
+        raise UnsupportedProblemError("CP-SAT needs finite bounds")
+
+    racers = [ScheduledSubSolver(SCHEDULE), _BuiltOnSolve(refuse)]
+    offered = []
+    task = StartTask(knapsack(), racers[0], time_limit=30.0, seed=0, on_found=offered.append)
+    outcome = race_until_stall(racers, task, QUICK_STALL)
+    assert outcome.status is SolveStatus.TIME_LIMIT and len(offered) == 3
+
+
+@pytest.mark.parametrize(
+    "problem, kinds", [(knapsack, ["scip", "cpsat"]), (mixed_problem, ["scip"])]
+)
+def test_race_start_races_cpsat_on_pure_integer_problems(monkeypatch, problem, kinds):
+    raced = []
+
+    def spy(racers, task, rule):
+        outcome = real_race(racers, task, rule)
+        raced.extend(getattr(racer, "solver", racer).name for racer in racers)
+        return outcome
+
+    real_race = lns.core.start.race_until_stall
+    monkeypatch.setattr(lns.core.start, "race_until_stall", spy)
+    result = solve(problem(), time_limit=20, start="race", iteration_limit=1)
+    assert raced == kinds
+    assert result.feasibility.feasible and result.stop_reason == "optimal"
+
+
+class GuardedSolver:
+    """A racer that marks itself to the run's interrupt guard while it solves, as the real
+    sub-solvers do."""
+
+    name, total_solve_time = "guarded", 0.0
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def solve(self, **arguments):
+        with active_guard().solving(self.inner):
+            return self.inner.solve(**arguments)
+
+    def stop(self):
+        self.inner.stop()
+
+    def session(self):
+        return no_session()
+
+
+def test_stop_signal_stops_every_racer():
+    racers = [ScheduledSubSolver([]), ScheduledSubSolver([])]
+    task = StartTask(knapsack(), racers[0], time_limit=20.0, seed=0, on_found=lambda f: None)
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    began = time.perf_counter()
+    with InterruptGuard():
+        outcome = race_until_stall([GuardedSolver(racer) for racer in racers], task, QUICK_STALL)
+    assert time.perf_counter() - began < 5.0
+    assert outcome.status is SolveStatus.INTERRUPTED

@@ -28,13 +28,14 @@ class LNSConfig:
     iteration_node_limit : int
         Branch-and-bound nodes per sub-solve (-1: none); with an iteration limit and no
         sub-solve hitting its time limit, a run repeats exactly.
-    start : {"feasibility", "improving", "first", "cpsat"} or StartStrategy
+    start : {"feasibility", "improving", "first", "cpsat", "race"} or StartStrategy
         How the first incumbent is found (:mod:`lns.core.start`): SCIP with feasibility
         emphasis until its solutions stop coming quickly (``"feasibility"``, the stall rule of
         ``start_stall_floor``, ``start_stall_factor``, ``start_max_share``); the same with
         SCIP's own settings (``"improving"``); the run's sub-solver until its first
         ``initial_solution_limit`` solutions (``"first"``); CP-SAT, for pure-integer problems
-        (``"cpsat"``); or a strategy object. ``"feasibility"`` had the smallest geometric mean
+        (``"cpsat"``); feasibility-emphasis SCIP and CP-SAT at once, one thread each
+        (``"race"``); or a strategy object. ``"feasibility"`` had the smallest geometric mean
         primal integral in ``benchmarks/fast_start.py`` (figures in :mod:`lns.core.start`). The
         stall rule reads the clock: with ``iteration_node_limit`` set (runs that repeat), a named
         start becomes ``"first"``.

@@ -114,7 +114,7 @@ class InterruptGuard:
         self.requested = False
         self.signal: int | None = None
         self._signals = 0
-        self._solving = None
+        self._solving: dict = {}  # id -> solver: the solves in progress (a race runs several)
         self._lock = threading.Lock()
         self._previous: dict | None = None
 
@@ -165,19 +165,20 @@ class InterruptGuard:
                 continue
             self._note(stops[0])
             with self._lock:
-                if self._solving is not None:
+                for solver in self._solving.values():
                     with contextlib.suppress(Exception):  # the solver may be between stages
-                        self._solving.stop()
+                        solver.stop()
 
     @contextlib.contextmanager
     def solving(self, solver):
-        """Mark ``solver`` (an object with ``stop()``) as the one to stop while the block runs.
+        """Mark ``solver`` (an object with ``stop()``) as one to stop while the block runs
+        (several threads may each mark their own).
 
         A stop already requested when the block begins is passed on to ``solver`` at once, so
         a signal that arrives just before the solve starts is not lost.
         """
         with self._lock:
-            self._solving = solver
+            self._solving[id(solver)] = solver
             if self.requested:
                 with contextlib.suppress(Exception):
                     solver.stop()
@@ -185,7 +186,7 @@ class InterruptGuard:
             yield
         finally:
             with self._lock:
-                self._solving = None
+                self._solving.pop(id(solver), None)
 
 
 def active_guard() -> InterruptGuard | None:

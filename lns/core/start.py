@@ -40,11 +40,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from lns.core.errors import UnknownNameError
+from lns.core.errors import UnknownNameError, UnsupportedProblemError
 from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.subsolver import FoundSolution, OnFound, SolveOutcome, SolveStatus, SubSolver
+from lns.core.subsolver import (
+    FoundSolution,
+    OnFound,
+    SolveOutcome,
+    SolveStatus,
+    SubSolver,
+    no_session,
+)
 
 log = logging.getLogger("lns")
 
@@ -151,25 +158,28 @@ class StartStrategy(Protocol):
 
 
 class _StallWatch:
-    """Stops ``solver`` by ``rule`` from a timer thread; its :meth:`found` is the solve's
-    ``on_found``, passing each solution on to ``forward``; with ``wait_for_lp`` the window opens
-    at :meth:`first_lp`, the solve's ``on_first_lp``."""
+    """Stops ``solvers`` by ``rule`` from a timer thread, the rule applied to their solutions
+    together; its :meth:`found` is each solve's ``on_found``, passing each solution on to
+    ``forward`` (one at a time); with ``wait_for_lp`` the window opens at :meth:`first_lp`, a
+    SCIP solve's ``on_first_lp``."""
 
     def __init__(
         self,
-        solver: SubSolver,
+        solvers: list[SubSolver],
         rule: StallRule,
         time_limit: float,
         forward: OnFound,
         wait_for_lp: bool,
     ):
-        self.solver, self.rule, self.time_limit, self.forward = solver, rule, time_limit, forward
+        self.solvers, self.rule, self.time_limit = solvers, rule, time_limit
+        self.forward = forward
         self.began = time.perf_counter()
         self.first: float | None = None
         self.last: float | None = None
         self.lp_solved: float | None = None if wait_for_lp else -math.inf
         self.stopped = False
         self._news = threading.Condition()
+        self._forwarding = threading.Lock()
         self._done = False
         self._thread = threading.Thread(target=self._watch, name="lns-start-stall", daemon=True)
 
@@ -178,9 +188,7 @@ class _StallWatch:
         return self
 
     def __exit__(self, *exc) -> None:
-        with self._news:
-            self._done = True
-            self._news.notify()
+        self.end()
         self._thread.join()
 
     def found(self, found: FoundSolution) -> None:
@@ -188,11 +196,18 @@ class _StallWatch:
             self.first = found.time if self.first is None else self.first
             self.last = found.time
             self._news.notify()
-        self.forward(found)
+        with self._forwarding:
+            self.forward(found)
 
     def first_lp(self, when: float) -> None:
         with self._news:
             self.lp_solved = when if self.lp_solved is None else self.lp_solved
+            self._news.notify()
+
+    def end(self) -> None:
+        """End the watch (a racer's solve ended: the others are stopped)."""
+        with self._news:
+            self._done = True
             self._news.notify()
 
     def _watch(self) -> None:
@@ -204,38 +219,91 @@ class _StallWatch:
                 wait = end - time.perf_counter()
                 if wait <= 0:
                     self.stopped = True
-                    self.solver.stop()
-                    return
+                    break
                 self._news.wait(None if math.isinf(wait) else wait)
+        for solver in self.solvers:
+            solver.stop()
 
 
 def solve_until_stall(solver: SubSolver, task: StartTask, rule: StallRule) -> SolveOutcome:
-    """Solve the whole problem with ``solver`` until ``rule`` ends it (or its time limit).
+    """Solve the whole problem with ``solver`` until ``rule`` ends it (or its time limit): a
+    race of one (:func:`race_until_stall`)."""
+    return race_until_stall([solver], task, rule)
 
-    The rule's ``after_root`` applies to a :class:`ScipSubSolver` (other solvers report no first
-    LP). After the rule's own stop request, ``INTERRUPTED`` becomes ``TIME_LIMIT`` (a stop
-    signal caught by the run's interrupt guard keeps it). ``ABANDONED`` stays: SCIP honours a
-    stop request only between LP solves and presolvers, and a solve that ignores one for
-    :data:`lns.core.watchdog.STOP_PATIENCE_SECONDS` (a long root LP on a loaded machine) is
-    abandoned, and ``solver`` with it; the caller then needs a new sub-solver.
+
+def race_until_stall(solvers: list[SubSolver], task: StartTask, rule: StallRule) -> SolveOutcome:
+    """Solve the whole problem with every solver of ``solvers`` at once (the first in this
+    thread, each other one in a thread of its own) until ``rule``, applied to their solutions
+    together, ends them, or until one of them ends (its time limit, or a proof: the others are
+    then stopped).
+
+    The rule's ``after_root`` applies when a :class:`ScipSubSolver` races (other solvers report
+    no first LP). The outcome holds every racer's solutions, in time order; its status is a
+    proof if a racer proved optimality or infeasibility, else ``ABANDONED`` if the first
+    solver's solve was abandoned (SCIP honours a stop request only between LP solves and
+    presolvers, and a solve that ignores one for :data:`lns.core.watchdog.STOP_PATIENCE_SECONDS`
+    is abandoned, and its solver with it: the caller then needs a new sub-solver), else
+    ``INTERRUPTED`` after a stop signal caught by the run's interrupt guard, else
+    ``TIME_LIMIT``.
     """
-    wait_for_lp = rule.after_root and isinstance(solver, ScipSubSolver)
-    with _StallWatch(solver, rule, task.time_limit, task.on_found, wait_for_lp) as watch:
-        if wait_for_lp:
-            assert isinstance(solver, ScipSubSolver)
-            outcome = solver.solve(
-                time_limit=task.time_limit,
-                seed=task.seed,
-                on_found=watch.found,
-                on_first_lp=watch.first_lp,
-            )
-        else:
-            outcome = solver.solve(time_limit=task.time_limit, seed=task.seed, on_found=watch.found)
+    scip = [solver for solver in solvers if isinstance(solver, ScipSubSolver)]
+    wait_for_lp = rule.after_root and bool(scip)
+    outcomes: list[SolveOutcome | None] = [None] * len(solvers)
+    with _StallWatch(solvers, rule, task.time_limit, task.on_found, wait_for_lp) as watch:
+
+        def race(i: int) -> None:
+            solver = solvers[i]
+            try:
+                if isinstance(solver, ScipSubSolver) and wait_for_lp:
+                    outcomes[i] = solver.solve(
+                        time_limit=task.time_limit,
+                        seed=task.seed,
+                        on_found=watch.found,
+                        on_first_lp=watch.first_lp,
+                    )
+                else:
+                    outcomes[i] = solver.solve(
+                        time_limit=task.time_limit, seed=task.seed, on_found=watch.found
+                    )
+            finally:
+                ended = outcomes[i]
+                if i == 0 or ended is None or _ends_race(ended.status):
+                    watch.end()
+
+        others = [
+            threading.Thread(target=race, args=(i,), name=f"lns-start-race-{i}", daemon=True)
+            for i in range(1, len(solvers))
+        ]
+        for thread in others:
+            thread.start()
+        race(0)
+        for thread in others:
+            thread.join()
+    return _race_outcome(outcomes)
+
+
+def _ends_race(status: SolveStatus) -> bool:
+    """A racer that ended with ``status`` ended on its own (a proof or its time limit), not by a
+    stop or a problem it cannot take."""
+    return status.proven or status is SolveStatus.TIME_LIMIT
+
+
+def _race_outcome(outcomes: list[SolveOutcome | None]) -> SolveOutcome:
+    """The first racer's outcome with every racer's solutions, and a status as
+    :func:`race_until_stall` says."""
+    first = outcomes[0]
+    assert first is not None, "the first racer runs in the calling thread"
+    ended = [outcome for outcome in outcomes if outcome is not None]
+    found = sorted((f for outcome in ended for f in outcome.found), key=lambda f: f.time)
+    proofs = [outcome.status for outcome in ended if outcome.status.proven]
     guard = active_guard()
     outside_stop = guard is not None and guard.requested
-    if watch.stopped and outcome.status == SolveStatus.INTERRUPTED and not outside_stop:
-        return dataclasses.replace(outcome, status=SolveStatus.TIME_LIMIT)
-    return outcome
+    status = first.status
+    if proofs:
+        status = proofs[0]
+    elif status is SolveStatus.INTERRUPTED and not outside_stop:
+        status = SolveStatus.TIME_LIMIT  # stopped by the rule, or as another racer ended
+    return dataclasses.replace(first, status=status, found=found)
 
 
 @dataclass(frozen=True)
@@ -345,6 +413,77 @@ class CpSatStart:
         return solve_until_stall(solver, _less_time(task, began), self.stall)
 
 
+@dataclass(frozen=True)
+class RacingStart:
+    """SCIP with feasibility emphasis and CP-SAT (one search worker) on the whole problem at
+    once, under one stall rule over their solutions together (``"race"``).
+
+    The run's sub-solver (SCIP) races in the calling thread; CP-SAT builds its model and solves
+    in a thread of its own (so a race takes two cores while it lasts). A racer that ends on its
+    own (a proof, its time limit) ends the race. CP-SAT takes part only in pure-integer problems
+    it can model; otherwise this is the ``"feasibility"`` start.
+    """
+
+    stall: StallRule = StallRule()
+    name = "race"
+
+    def __call__(self, task: StartTask) -> SolveOutcome:
+        from lns.core.cpsat_subsolver import CpSatSubSolver
+
+        began = time.perf_counter()
+        scip = task.sub_solver
+        if not isinstance(scip, ScipSubSolver):
+            scip = ScipSubSolver(task.problem, task.scip_params)
+        racers: list[SubSolver] = [scip]
+        problem = task.problem
+        if len(problem.integer_indices) == problem.n_vars:
+            racers.append(_BuiltOnSolve(lambda: CpSatSubSolver(problem)))
+        task = _less_time(task, began)
+        return _with_emphasis(
+            scip,
+            "FEASIBILITY",
+            task.scip_params,
+            lambda: race_until_stall(racers, task, self.stall),
+        )
+
+
+class _BuiltOnSolve:
+    """A racer whose solver is built at its solve, in its own thread (a CP-SAT model of a
+    large problem takes seconds to build, which the other racers need not wait for). A stop
+    before the build is done ends the solve as soon as it is; a problem the solver cannot take
+    ends it with ``OTHER`` (logged), which does not end a race."""
+
+    name = "built-on-solve"
+    total_solve_time = 0.0
+
+    def __init__(self, build: Callable[[], SubSolver]):
+        self.build = build
+        self.solver: SubSolver | None = None
+        self._stopped = False
+        self._lock = threading.Lock()
+
+    def solve(self, **arguments) -> SolveOutcome:
+        try:
+            solver = self.build()
+        except UnsupportedProblemError as error:
+            log.info("%s: it does not race", error)
+            return SolveOutcome(SolveStatus.OTHER)
+        with self._lock:
+            self.solver = solver
+            if self._stopped:
+                return SolveOutcome(SolveStatus.INTERRUPTED)
+        return solver.solve(**arguments)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            if self.solver is not None:
+                self.solver.stop()
+
+    def session(self):
+        return no_session()
+
+
 def _less_time(task: StartTask, began: float) -> StartTask:
     """``task`` with the seconds since ``began`` (building a solver) taken off its time limit."""
     spent = time.perf_counter() - began
@@ -352,7 +491,7 @@ def _less_time(task: StartTask, began: float) -> StartTask:
 
 
 #: Names of the start strategies of ``LNSConfig.start``.
-STARTS = ("first", "improving", "feasibility", "cpsat")
+STARTS = ("first", "improving", "feasibility", "cpsat", "race")
 
 
 def make_start(
@@ -376,4 +515,6 @@ def make_start(
         return FirstSolutionStart(solution_limit)
     if name == "cpsat":
         return CpSatStart(stall)
+    if name == "race":
+        return RacingStart(stall)
     return ScipStart(stall, "FEASIBILITY" if name == "feasibility" else None)

@@ -76,7 +76,9 @@ class AdaptiveSelector(Selector):
     ``info["arm"]`` names each iteration's arm (:attr:`arm_names`: the selector's ``name``,
     ``@m`` for a multiplier other than 1, numbered where two arms would share a name).
     :attr:`statistics` (:class:`heuristics.bandit.ArmStatistics`) holds what the bandit has
-    learnt; it can be merged with another run's.
+    learnt; it can be merged with another run's. In a parallel run, :meth:`share_statistics`
+    puts them in memory the workers share (:mod:`lns.core.portfolio` does, except in
+    deterministic mode): each worker draws its own arms from what all have learnt.
     """
 
     name = "adaptive"
@@ -110,14 +112,21 @@ class AdaptiveSelector(Selector):
         self.reset_statistics()
 
     def reset_statistics(self) -> None:
-        """Forget what the bandit has learnt."""
+        """Forget what the bandit has learnt (statistics of its own from now on)."""
         self.statistics = self.policy.statistics(len(self.arms))
         self._last_arm: int | None = None
+
+    def share_statistics(self, context) -> None:
+        """Learn from now on in statistics shared with the processes of the ``multiprocessing``
+        context ``context`` that get a copy of this selector; :meth:`setup` keeps them."""
+        self.statistics = self.policy.statistics(len(self.arms), context)
+        self._last_arm = None
 
     def setup(self, problem) -> None:
         for selector in {id(arm): arm for arm in self.arms}.values():
             selector.setup(problem)
-        self.reset_statistics()
+        if not self.statistics.is_shared:  # a worker's setup must not erase the others' plays
+            self.reset_statistics()
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         arm = self.policy.choose(self.statistics, rng, self.per_second)

@@ -18,8 +18,9 @@ sub-problems take twice as long must succeed twice as often to be chosen as ofte
 measured, so such a run cannot repeat exactly; without it, every draw comes from the run's
 generator and a run with iteration and node limits repeats exactly.
 
-The statistics are additive (:meth:`ArmStatistics.merge`), so that parallel workers can
-share what each has learnt.
+The statistics are additive (:meth:`ArmStatistics.merge`), and can live in memory shared by
+the workers of a parallel run (:meth:`ArmStatistics.shared`): each worker then draws its own
+arms from what all of them have learnt.
 
 References
 ----------
@@ -33,6 +34,7 @@ COLT 2012.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from abc import ABC, abstractmethod
 
@@ -68,6 +70,10 @@ class ArmStatistics:
     decay : float
         Weight kept from the past in the smoothed reward ``recent`` (the roulette's weight), in
         [0, 1).
+    shared : multiprocessing.Array of float, optional
+        Memory shared between processes that holds the four arrays (see :meth:`shared`):
+        every process that holds a copy of these statistics reads and updates the same
+        numbers, so parallel workers learn from each other's plays as they happen.
 
     Attributes
     ----------
@@ -75,26 +81,56 @@ class ArmStatistics:
         Plays of each arm, the sum of their rewards and of their seconds.
     recent : numpy.ndarray, shape (n_arms,)
         Exponentially smoothed reward, starting at 1 (optimistic, so every arm gets tried).
+        Shared, it is smoothed over the plays of every process in the order they were made.
     """
 
-    def __init__(self, n_arms: int, decay: float = 0.8):
+    def __init__(self, n_arms: int, decay: float = 0.8, shared=None):
         if not 0 <= decay < 1:
             raise ValueError(f"bandit: decay must be in [0, 1), got {decay}")
-        self.decay = decay
-        self.pulls = np.zeros(n_arms)
-        self.rewards = np.zeros(n_arms)
-        self.seconds = np.zeros(n_arms)
-        self.recent = np.ones(n_arms)
+        self.decay, self.n_arms, self._shared = decay, n_arms, shared
+        if shared is None:
+            self._view(np.zeros(4 * n_arms))
+            self.recent[:] = 1.0
+        else:
+            self._view(np.frombuffer(shared.get_obj(), dtype=float))
+
+    @classmethod
+    def shared(cls, n_arms: int, decay: float, context) -> ArmStatistics:
+        """Fresh statistics in memory shared with the processes of ``context`` (a
+        ``multiprocessing`` context) that are given a copy of them (pickled at their start)."""
+        memory = context.Array("d", 4 * n_arms)
+        np.frombuffer(memory.get_obj(), dtype=float)[3 * n_arms :] = 1.0
+        return cls(n_arms, decay, memory)
+
+    @property
+    def is_shared(self) -> bool:
+        return self._shared is not None
+
+    def _view(self, values: np.ndarray) -> None:
+        n = self.n_arms
+        self.pulls, self.rewards = values[:n], values[n : 2 * n]
+        self.seconds, self.recent = values[2 * n : 3 * n], values[3 * n :]
+
+    def __getstate__(self) -> dict:
+        if self._shared is None:
+            return self.__dict__
+        return {"decay": self.decay, "n_arms": self.n_arms, "_shared": self._shared}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self._shared is not None:
+            self._view(np.frombuffer(self._shared.get_obj(), dtype=float))
 
     def update(self, arm: int, reward: float, seconds: float) -> None:
         """Record one play of ``arm`` that earned ``reward`` in ``seconds``."""
-        self.pulls[arm] += 1
-        self.rewards[arm] += reward
-        self.seconds[arm] += seconds
-        self.recent[arm] = self.decay * self.recent[arm] + (1 - self.decay) * reward
+        with self._shared.get_lock() if self._shared is not None else contextlib.nullcontext():
+            self.pulls[arm] += 1
+            self.rewards[arm] += reward
+            self.seconds[arm] += seconds
+            self.recent[arm] = self.decay * self.recent[arm] + (1 - self.decay) * reward
 
     def merge(self, other: ArmStatistics) -> None:
-        """Add the plays of ``other`` (e.g. another worker's plays since the last merge).
+        """Add the plays of ``other`` (e.g. another run's).
 
         Counts and sums add; ``recent`` becomes the play-weighted mean of the two, an arm
         that neither has played keeping its value.
@@ -105,11 +141,12 @@ class ArmStatistics:
             )
         total = self.pulls + other.pulls
         share = np.divide(other.pulls, total, out=np.zeros_like(total), where=total > 0)
-        self.recent = (1 - share) * self.recent + share * other.recent
-        self.pulls, self.rewards = total, self.rewards + other.rewards
-        self.seconds = self.seconds + other.seconds
+        self.recent[:] = (1 - share) * self.recent + share * other.recent
+        self.pulls[:], self.rewards[:] = total, self.rewards + other.rewards
+        self.seconds[:] = self.seconds + other.seconds
 
     def copy(self) -> ArmStatistics:
+        """A copy of its own (not shared)."""
         twin = ArmStatistics(self.pulls.size, self.decay)
         twin.merge(self)
         return twin
@@ -131,9 +168,15 @@ class Policy(ABC):
 
     name = "policy"
 
-    def statistics(self, n_arms: int) -> ArmStatistics:
-        """Fresh statistics of the kind this policy reads."""
-        return ArmStatistics(n_arms)
+    #: The statistics' smoothing of ``recent`` (see :class:`ArmStatistics`).
+    decay = 0.8
+
+    def statistics(self, n_arms: int, context=None) -> ArmStatistics:
+        """Fresh statistics of the kind this policy reads; shared with the processes of the
+        ``multiprocessing`` context ``context`` if one is given."""
+        if context is not None:
+            return ArmStatistics.shared(n_arms, self.decay, context)
+        return ArmStatistics(n_arms, self.decay)
 
     @abstractmethod
     def scores(self, stats: ArmStatistics, rng: np.random.Generator) -> np.ndarray:
@@ -156,9 +199,6 @@ class Roulette(Policy):
         if not 0 <= decay < 1:
             raise ValueError(f"bandit: decay must be in [0, 1), got {decay}")
         self.decay, self.min_weight = decay, min_weight
-
-    def statistics(self, n_arms: int) -> ArmStatistics:
-        return ArmStatistics(n_arms, self.decay)
 
     def scores(self, stats: ArmStatistics, rng: np.random.Generator) -> np.ndarray:
         return np.maximum(stats.recent, self.min_weight)

@@ -1,4 +1,6 @@
 import functools
+import multiprocessing
+import pickle
 import time
 
 import numpy as np
@@ -169,3 +171,33 @@ def test_solve_with_adaptive_repeats_under_the_seed(policy):
     trace = [[(r.objective_after, r.neighborhood_size) for r in run.iterations] for run in runs]
     assert trace[0] == trace[1]
     assert runs[0].feasibility.feasible
+
+
+def test_shared_statistics_see_the_plays_of_another_process():
+    stats = Roulette().statistics(3, multiprocessing.get_context("spawn"))
+    assert stats.is_shared and list(stats.recent) == [1.0, 1.0, 1.0]
+    child = multiprocessing.get_context("spawn").Process(target=stats.update, args=(2, 1.0, 0.5))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert list(stats.pulls) == [0, 0, 1] and stats.rewards[2] == 1.0 and stats.seconds[2] == 0.5
+    assert pickle.loads(pickle.dumps(stats.copy())).pulls[2] == 1  # a copy is its own
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_portfolio_workers_learn_in_shared_statistics(deterministic):
+    selector = AdaptiveSelector(per_second=not deterministic)
+    result = solve(
+        miplib("p0201"),
+        selector,
+        workers=2,
+        iteration_limit=12,
+        time_limit=60,
+        seed=1,
+        start="first",
+        deterministic=deterministic,
+    )
+    assert [worker.iterations for worker in result.workers] == [12, 12]
+    # Outside deterministic mode every worker's plays land in the caller's selector.
+    expected = 0 if deterministic else len(result.iterations)
+    assert selector.statistics.pulls.sum() == expected

@@ -66,7 +66,10 @@ class Portfolio:
     ----------
     problem : Problem
     selectors : list of Selector
-        One per worker (each is pickled into its process).
+        One per worker (each is pickled into its process). Outside deterministic mode each
+        distinct selector is asked to share its statistics between the workers
+        (:meth:`lns.core.selection.Selector.share_statistics`): the bandit of
+        ``selector="adaptive"`` then learns from every worker's plays.
     make_sub_solver : callable
         ``(problem, config) -> SubSolver``, called in each worker; it must be picklable (a
         module-level function or a :func:`functools.partial` of one).
@@ -108,6 +111,10 @@ class Portfolio:
     ):
         if complete_worker and sync_every is not None:
             raise ValueError("Portfolio: a complete worker cannot take part in deterministic mode")
+        self.context = multiprocessing.get_context("spawn")
+        if sync_every is None:  # shared learning would make deterministic runs differ
+            for selector in {id(selector): selector for selector in selectors}.values():
+                selector.share_statistics(self.context)
         kinds = [(selector, False) for selector in selectors] + [(None, True)] * complete_worker
         seeds = np.random.SeedSequence(seed).spawn(len(kinds))
         self.specs = [
@@ -127,7 +134,6 @@ class Portfolio:
             for i, (selector, complete) in enumerate(kinds)
         ]
         self.problem, self.stop, self.sync_every = problem, stop, sync_every
-        self.context = multiprocessing.get_context("spawn")
         self.outbox = self.context.Queue()
         self.inboxes = [self.context.Queue() for _ in self.specs]
         self.processes: list = []

@@ -101,6 +101,11 @@ class Selector(ABC):
         sub-solve status and times). Adaptive selectors override it; the default ignores it.
         """
 
+    def share_statistics(self, context) -> None:  # noqa: B027
+        """Learn, from now on, in memory shared with the worker processes of a parallel run
+        (started from the ``multiprocessing`` context ``context``) that get a copy of this
+        selector. Adaptive selectors override it; the default has nothing to share."""
+
     @abstractmethod
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         """Choose about ``size`` integer variables of ``state.problem`` to free."""

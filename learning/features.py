@@ -25,6 +25,7 @@ a checkpoint stores the names so that a model is never fed columns it was not tr
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -170,9 +171,14 @@ def split_rows(problem: Problem) -> tuple:
 
 
 def solve_root_lp(
-    problem: Problem, upper_rows: np.ndarray, lower_rows: np.ndarray, time_limit: float
+    problem: Problem,
+    upper_rows: np.ndarray,
+    lower_rows: np.ndarray,
+    time_limit: float,
+    cancel: threading.Event | None = None,
 ) -> RootLP:
-    """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS), minimisation sense, split rows.
+    """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS), minimisation sense, split rows;
+    ``cancel``, set by another thread, ends the solve (its columns are then zero).
 
     A row's dual ``d`` (minimisation sense) is ``<= 0`` when its upper side binds and ``>= 0``
     when its lower side does; its ``a x <= u`` node gets ``min(d, 0)`` and its ``-a x <= -l``
@@ -181,7 +187,7 @@ def solve_root_lp(
     # scipy.optimize, imported late: learning.selector starts it in the background
     from lns.core.lp import solve_lp
 
-    lp = solve_lp(problem, time_limit=time_limit)
+    lp = solve_lp(problem, time_limit=time_limit, cancel=cancel)
     n = problem.n_vars
     if not lp.optimal:
         return RootLP(np.zeros(n), np.zeros(n), np.zeros(len(upper_rows) + len(lower_rows)), False)
@@ -201,14 +207,21 @@ class FeatureExtractor:
     problem : Problem
     lp_time_limit : float
         Seconds for the root LP.
+    cancel : threading.Event, optional
+        Set by another thread, it ends the root LP (:func:`solve_root_lp`).
     """
 
-    def __init__(self, problem: Problem, lp_time_limit: float = 60.0):
+    def __init__(
+        self,
+        problem: Problem,
+        lp_time_limit: float = 60.0,
+        cancel: threading.Event | None = None,
+    ):
         self.problem = problem
         matrix, rhs, is_equality, is_lower_side, upper_rows, lower_rows = split_rows(problem)
         self.matrix = matrix
         self.rhs = rhs
-        self.lp = solve_root_lp(problem, upper_rows, lower_rows, lp_time_limit)
+        self.lp = solve_root_lp(problem, upper_rows, lower_rows, lp_time_limit, cancel)
         row_norm = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
         self.row_norm = np.where(row_norm > 0, row_norm, 1.0)
         coo = matrix.tocoo()

@@ -8,21 +8,24 @@ reached its cap without improvement it samples instead (:func:`sample_by_scores`
 
 Start-up: the checkpoint is read and checked when the selector is built (before the problem
 is read); the model's class is matched against the problem's in :meth:`CLLNS.check` (before
-the first solve), which also starts a thread that imports what the first call needs (scipy's
-LP solver) while SCIP, without Python's lock, looks for the first solution; the scores are
-computed with numpy (:mod:`learning.inference`), so a run never imports torch. The
-root LP, the feature build and the inference run inside the first selector call, within the
-run's deadline; their time counts in the LNS budget. ``benchmarks/cl_lns_startup.py`` measures
-each part.
+the first solve), which also starts a thread (:class:`_Prefetch`) that imports what the first
+call needs and computes the static features, root LP included, while SCIP, without Python's
+lock, looks for the first solution (HiGHS runs without it too); the scores are computed with
+numpy (:mod:`learning.inference`), so a run never imports torch. The first selector call waits
+for that thread within the run's deadline (and cancels its LP when the deadline passes first),
+then builds the graph and runs the inference; their time counts in the LNS budget.
+``benchmarks/cl_lns_startup.py`` measures each part.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import logging
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -97,13 +100,59 @@ def sample_by_scores(
     return chosen if len(chosen) else np.array([int(np.argmax(scores))])
 
 
-def _import_all(modules: tuple) -> None:
-    """Import ``modules``; a failure is left for the main thread's own import to report."""
-    for module in modules:
+#: Prefetch threads that may still run: cancelled and joined at exit, since a thread left
+#: inside HiGHS when the interpreter ends aborts the process.
+_RUNNING: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _cancel_prefetches() -> None:
+    running = list(_RUNNING)
+    for prefetch in running:
+        prefetch.cancel.set()
+    for prefetch in running:
+        prefetch.join(timeout=10)
+
+
+class _Prefetch(threading.Thread):
+    """Imports ``modules`` and computes the static features of ``problem`` beside the caller.
+
+    A failure is left for the first call, which then computes the features itself and reports
+    it with context. Setting :attr:`cancel` ends the root LP at its next iteration.
+
+    Attributes
+    ----------
+    problem : Problem
+    extractor : FeatureExtractor or None
+        The static features, once computed.
+    cancel : threading.Event
+    """
+
+    def __init__(self, problem: Problem, modules: tuple, lp_time_limit: float):
+        super().__init__(name="cl_lns prefetch", daemon=True)
+        self.problem, self.modules, self.lp_time_limit = problem, modules, lp_time_limit
+        self.extractor: FeatureExtractor | None = None
+        self.cancel = threading.Event()
+        _RUNNING.add(self)
+
+    def run(self) -> None:
         try:
-            importlib.import_module(module)
-        except Exception:  # noqa: BLE001 - the same import in the first call raises it with context
-            return
+            for module in self.modules:
+                importlib.import_module(module)
+            self.extractor = FeatureExtractor(self.problem, self.lp_time_limit, self.cancel)
+        except Exception:  # noqa: BLE001 - the first call computes them again and reports it
+            log.debug("cl_lns: prefetching the features of %s failed", self.problem.name)
+
+
+def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
+    """``extractor``, after saying if its root LP was not solved within ``limit`` seconds."""
+    if not extractor.lp.ok:
+        log.info(
+            "%s: root LP not solved within %.2fs; its feature columns are zero",
+            extractor.problem.name,
+            limit,
+        )
+    return extractor
 
 
 class CLLNS(Selector):
@@ -144,8 +193,8 @@ class CLLNS(Selector):
 
     name = "cl_lns"
     #: Modules the first call needs, imported in a thread from :meth:`check` on, while SCIP finds
-    #: the first solution (``lns.core.lp`` imports scipy.optimize). Started after the problem is
-    #: read, not before: the read holds Python's lock and would only be slowed down.
+    #: the first solution (``lns.core.lp`` imports highspy). Started after the problem is read,
+    #: not before: the read holds Python's lock and would only be slowed down.
     background_imports: tuple = ("lns.core.lp",)
 
     def __init__(
@@ -158,7 +207,7 @@ class CLLNS(Selector):
             raise ValueError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
             )
-        self.imports: threading.Thread | None = None
+        self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
         self.lp_time_limit = float(lp_time_limit)
         if threads is not None and not (isinstance(threads, int) and threads >= 1):
@@ -177,6 +226,18 @@ class CLLNS(Selector):
         self._cache: tuple[list[np.ndarray], np.ndarray] | None = None
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
+    def __getstate__(self) -> dict:
+        """Pickled into a worker process without its thread and BLAS controller (the worker's
+        :meth:`setup` checks the problem again and starts its own prefetch)."""
+        state = self.__dict__.copy()
+        state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
+        state.update(_graph=None, _cache=None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._blas = ThreadpoolController() if self.threads is not None else None
+
     def _load(self, path: Path) -> None:
         checkpoint = read_checkpoint(path)
         self.checkpoint = path
@@ -192,14 +253,10 @@ class CLLNS(Selector):
             No checkpoint was given and no shipped model is for the class ``problem`` looks like.
         """
         self._checked = problem
-        if self.imports is None:
-            self.imports = threading.Thread(
-                target=_import_all,
-                args=(self.background_imports,),
-                name="cl_lns imports",
-                daemon=True,
-            )
-            self.imports.start()
+        if self.prefetch is not None:
+            self.prefetch.cancel.set()  # an earlier problem's
+        self.prefetch = _Prefetch(problem, self.background_imports, self.lp_time_limit)
+        self.prefetch.start()
         detected = detect_class(problem)
         if self.requested is None:
             models = shipped_models()
@@ -239,7 +296,8 @@ class CLLNS(Selector):
     def setup(self, problem: Problem) -> None:
         """Check ``problem`` (unless :meth:`check` did) and forget the previous problem's features.
 
-        The root LP and the graph are built in the first call, within the run's deadline.
+        The static features come from :meth:`check`'s thread; the first call waits for them
+        within the run's deadline, and builds the graph.
         """
         if self._checked is not problem:
             self.check(problem)
@@ -261,14 +319,7 @@ class CLLNS(Selector):
     def _static_features(self, state: SearchState) -> FeatureExtractor:
         """The static features, with the root LP limited to the time left."""
         limit = max(0.01, min(self.lp_time_limit, state.time_left()))
-        extractor = FeatureExtractor(state.problem, lp_time_limit=limit)
-        if not extractor.lp.ok:
-            log.info(
-                "%s: root LP not solved within %.2fs; its feature columns are zero",
-                state.problem.name,
-                limit,
-            )
-        return extractor
+        return _logged(FeatureExtractor(state.problem, lp_time_limit=limit), limit)
 
     def scores(self, state: SearchState) -> np.ndarray | None:
         """Scores in (0, 1) of every variable of ``state.problem`` at the incumbent, shape (n,).
@@ -284,11 +335,16 @@ class CLLNS(Selector):
             return cached
         began = time.perf_counter()
         if self._extractor is None:
-            assert self.imports is not None, "check() starts the imports"
-            self.imports.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
+            prefetch = self.prefetch
+            assert prefetch is not None, "check() starts the prefetch"
+            prefetch.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
             if self._stopped(state):
+                prefetch.cancel.set()
                 return None
-            self._extractor = self._static_features(state)
+            if prefetch.problem is state.problem and prefetch.extractor is not None:
+                self._extractor = _logged(prefetch.extractor, self.lp_time_limit)
+            else:
+                self._extractor = self._static_features(state)
         observation = self._extractor.observe(state.incumbent, state.history)
         self._last["feature_time"] = time.perf_counter() - began
         if self._stopped(state):

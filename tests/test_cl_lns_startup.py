@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import learning.selector
 from helpers import knapsack, miplib
 from instances.generators.registry import CLASSES
 from learning.checkpoint_file import CheckpointError, read_checkpoint
@@ -204,6 +205,8 @@ def test_first_call_stops_at_the_deadline_on_a_slow_lp():
     neighborhood = selector(state, 10, np.random.default_rng(0))
     assert time.perf_counter() - began < 1.0
     assert neighborhood.info["stopped"] == "time_limit" and len(neighborhood.free) == 0
+    selector.prefetch.join(timeout=5)  # the background root LP was cancelled
+    assert not selector.prefetch.is_alive()
 
 
 def test_one_second_budget_is_respected():
@@ -244,18 +247,41 @@ def test_cl_lns_run_does_not_need_torch(tmp_path):
     assert out.stdout.startswith("ok ['cl_lns', 'cl_lns', 'cl_lns']")
 
 
-def test_first_call_needs_are_imported_in_the_background(tmp_path, monkeypatch):
-    """A slow import (a fake module that sleeps) runs beside the caller, from ``check`` on."""
+def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
+    """A slow import (a fake module that sleeps) and the static features run beside the caller,
+    from ``check`` on; the first call uses those features instead of computing them again."""
     (tmp_path / "slow_fake_module.py").write_text("import time\ntime.sleep(0.5)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(CLLNS, "background_imports", ("slow_fake_module",))
+    built = []
+    monkeypatch.setattr(
+        learning.selector,
+        "FeatureExtractor",
+        lambda *args, **kwargs: built.append(FeatureExtractor(*args, **kwargs)) or built[-1],
+    )
     selector, problem = CLLNS("mis"), tiny("mis")
     began = time.perf_counter()
     selector.check(problem)
-    assert time.perf_counter() - began < 0.3 and selector.imports.is_alive()
-    selector.imports.join(timeout=5)
+    assert time.perf_counter() - began < 0.3 and selector.prefetch.is_alive()
+    selector.prefetch.join(timeout=5)
     assert "slow_fake_module" in sys.modules and time.perf_counter() - began >= 0.5
     sys.modules.pop("slow_fake_module")
+    assert len(built) == 1 and selector.prefetch.extractor is built[0]
+    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 30)
+    selector.setup(problem)
+    assert len(selector(state, 3, np.random.default_rng(0)).free) == 3
+    assert len(built) == 1
+
+
+def test_cl_lns_runs_on_portfolio_workers():
+    """The selector, checked in the main process (its prefetch thread running), is pickled
+    into each worker, which prepares its own features."""
+    result = solve(
+        tiny("mis"), CLLNS("mis"), workers=2, time_limit=30, iteration_limit=3, start="first"
+    )
+    assert result.feasibility.feasible
+    assert [worker.iterations for worker in result.workers] == [3, 3]
+    assert {record.selector for record in result.iterations} == {"cl_lns"}
 
 
 def test_the_wheel_contains_the_shipped_models(tmp_path):

@@ -45,6 +45,7 @@ These are SCIP's conventions for a minimisation (``getDualsolLinear``,
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -155,6 +156,7 @@ def solve_lp(
     extra_columns: ExtraColumns | None = None,
     time_limit: float | None = None,
     method: str = "highs",
+    cancel: threading.Event | None = None,
 ) -> LPSolution:
     """Solve the LP relaxation of ``problem``, with optional extra rows and columns.
 
@@ -170,6 +172,8 @@ def solve_lp(
         Seconds for HiGHS; on expiry the status is ``"limit"``.
     method : {"highs", "highs-ds", "highs-ipm"}
         HiGHS algorithm: automatic choice, dual simplex, interior point with crossover.
+    cancel : threading.Event, optional
+        Set by another thread, it ends the solve (status ``"interrupted"``).
 
     Returns
     -------
@@ -182,7 +186,7 @@ def solve_lp(
     """
     began = time.perf_counter()
     lp = WarmLP(problem, extra_rows=extra_rows, extra_columns=extra_columns, method=method)
-    solution = lp.solve(time_limit)
+    solution = lp.solve(time_limit, cancel)
     solution.solve_time = time.perf_counter() - began
     return solution
 
@@ -225,7 +229,8 @@ _INTERRUPT_CALLBACKS = (
 
 
 def _interrupt_if_stopped(callback_type, message, data_out, data_in, highs) -> None:
-    if highs.stop_requested and data_in is not None:
+    cancelled = highs.cancel is not None and highs.cancel.is_set()
+    if (highs.stop_requested or cancelled) and data_in is not None:
         data_in.user_interrupt = True
 
 
@@ -237,10 +242,12 @@ class _StoppableHighs(highspy.Highs):
     with the run's interrupt guard for the duration of the solve, and runs HiGHS (which
     releases the GIL, so the guard's watcher thread can call ``stop`` meanwhile). The
     callback is a plain function handed to HiGHS (``setCallback``), not highspy's event
-    objects, which cost about a tenth of a simplex solve's time.
+    objects, which cost about a tenth of a simplex solve's time. A solve also ends when its
+    ``cancel`` event (if any) is set.
     """
 
     stop_requested = False
+    cancel: threading.Event | None = None
 
     def enableCallbacks(self):
         # highspy.Highs.__init__ calls this before an option can be set; HiGHS prints its banner
@@ -257,7 +264,7 @@ class _StoppableHighs(highspy.Highs):
     def run_guarded(self) -> bool:
         """Solve unless the run is already being stopped; returns ``False`` if it was stopped."""
         guard = active_guard()
-        if guard is not None and guard.requested:
+        if (guard is not None and guard.requested) or (self.cancel and self.cancel.is_set()):
             return False
         self.stop_requested = False
         if guard is None:
@@ -354,13 +361,16 @@ class WarmLP:
         ):
             self._highs.changeColBounds(int(j), float(lo), float(up))
 
-    def solve(self, time_limit: float | None = None) -> LPSolution:
+    def solve(
+        self, time_limit: float | None = None, cancel: threading.Event | None = None
+    ) -> LPSolution:
         """Solve from the last basis; ``time_limit`` in seconds (``"limit"`` status on expiry).
 
-        A stop request of the interrupt guard (before or during the solve) ends it with the
-        status ``"interrupted"``.
+        A stop request of the interrupt guard, or ``cancel`` set by another thread (before or
+        during the solve), ends it with the status ``"interrupted"``.
         """
         began = time.perf_counter()
+        self._highs.cancel = cancel
         self._highs.setOptionValue(
             "time_limit", max(0.01, float(time_limit)) if time_limit is not None else np.inf
         )

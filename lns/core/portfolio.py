@@ -232,7 +232,9 @@ class Portfolio:
     def _close_processes(self) -> None:
         self.send_all(("stop", StopReason.INTERRUPTED))
         deadline = time.perf_counter() + JOIN_TIMEOUT
-        for process, stats in zip(self.processes, self.workers, strict=True):
+        # self.processes holds the workers started so far: all, or the first few when starting
+        # one failed.
+        for process, stats in zip(self.processes, self.workers, strict=False):
             process.join(0.0 if stats is not None else max(0.0, deadline - time.perf_counter()))
             if process.is_alive():
                 process.kill()
@@ -247,7 +249,7 @@ class Portfolio:
 
     def send_all(self, message: tuple) -> None:
         """Put ``message`` in the inbox of every worker still running."""
-        for process, inbox in zip(self.processes, self.inboxes, strict=True):
+        for process, inbox in zip(self.processes, self.inboxes, strict=False):
             if process.is_alive():
                 inbox.put(message)
 

@@ -29,6 +29,7 @@ SELECTORS = {
     "rins": "heuristics.rins:RINS",
     "dins": "heuristics.dins:DINS",
     "crossover": "heuristics.crossover:Crossover",
+    "proximity": "heuristics.proximity:Proximity",
     "cl_lns": "learning.selector:CLLNS",
     "adaptive": "heuristics.adaptive:AdaptiveSelector",
 }

@@ -1,12 +1,13 @@
-"""Crossover and DINS: the neighborhoods they free on hand-made incumbents."""
+"""Crossover, DINS and proximity search: what they do on hand-made incumbents."""
 
 import time
 
 import numpy as np
 
-from helpers import knapsack
+from helpers import knapsack, mixed_problem
 from heuristics.crossover import Crossover
 from heuristics.dins import DINS
+from heuristics.proximity import Proximity
 from heuristics.rins import RINS
 from lns.core.selection import SearchState
 
@@ -55,3 +56,34 @@ def test_dins_solves_the_root_lp_and_frees_the_far_variables():
     neighborhood = DINS()(state([1, 1, 0, 0]), 2, np.random.default_rng(0))
     assert neighborhood.free.tolist() == [1, 2]
     assert neighborhood.info["differing"] == 2 and not neighborhood.info["fallback"]
+
+
+def _state_of(problem, x):
+    x = np.asarray(x, dtype=float)
+    return SearchState(problem, x, problem.objective_value(x), deadline=time.perf_counter() + 60)
+
+
+def test_proximity_finds_an_improving_solution_and_restores_the_model():
+    selector = Proximity(min_improvement=0.0)
+    problem = knapsack("maximize")
+    selector.setup(problem)
+    model = selector._solver.model  # noqa: SLF001 - the model it must restore
+    before = (model.getNConss(), model.getNVars(), model.getObjectiveSense())
+    neighborhood = selector(_state_of(problem, [0, 0, 1, 0]), 2, np.random.default_rng(0))
+    assert not neighborhood.info["fallback"] and neighborhood.solution is not None
+    assert problem.check(neighborhood.solution).feasible
+    assert problem.objective_value(neighborhood.solution) > 7.0  # better than the incumbent
+    assert (model.getNConss(), model.getNVars(), model.getObjectiveSense()) == before
+    restored = selector._solver.solve(time_limit=10, seed=0)  # noqa: SLF001
+    assert restored.best.objective == 23.0  # the knapsack's own objective again
+
+
+def test_proximity_with_general_integers_and_an_optimal_incumbent():
+    problem = mixed_problem()  # z1, z2 general integers strictly inside their bounds
+    x = np.array([1.0, 1.0, 3.0, 3.0, 0.5])  # the optimum, -14.25
+    neighborhood = Proximity()(_state_of(problem, x), 2, np.random.default_rng(0))
+    assert neighborhood.info["fallback"] and neighborhood.solution is None
+    assert len(neighborhood.free) == 2
+    worse = np.array([1.0, 0.0, 3.0, 1.0, 0.5])  # -10.25
+    neighborhood = Proximity()(_state_of(problem, worse), 2, np.random.default_rng(0))
+    assert problem.objective_value(neighborhood.solution) <= -10.25 - 0.02 * 10.25

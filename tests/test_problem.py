@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -44,6 +46,15 @@ def test_maximisation_sense_survives_writing(tmp_path):
     again = read_problem(knapsack("maximize").write(tmp_path / "k.lp"))
     assert again.sense == "maximize"
     np.testing.assert_allclose(again.objective, [10, 13, 7, 8])
+
+
+def test_objective_offset_survives_the_scip_model_and_writing(tmp_path):
+    problem = dataclasses.replace(knapsack(), objective_offset=5.5)
+    assert problem.to_scip().getObjoffset() == 5.5
+    again = read_problem(problem.write(tmp_path / "offset.mps"))
+    chosen = {"a", "b"}  # the optimum, value 23
+    x = np.array([float(name in chosen) for name in again.var_names])
+    assert again.objective_offset == 5.5 and again.objective_value(x) == 23.0 + 5.5
 
 
 def test_check_measures_violations():

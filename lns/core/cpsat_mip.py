@@ -16,6 +16,7 @@ the search, and its best solution still comes back.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import subprocess
 import sys
@@ -30,6 +31,8 @@ from lns.core.errors import InfeasibleProblemError
 from lns.core.incumbent import Incumbent
 from lns.core.interrupt import active_guard
 from lns.core.stop import StopReason
+
+log = logging.getLogger("lns")
 
 #: A CP-SAT log line of a new solution: ``#<count> <seconds>s best:<objective> ...``.
 SOLUTION_LINE = re.compile(r"^#(\d+)\s+[\d.]+s\s+best:(\S+)")
@@ -65,7 +68,7 @@ def solve_cpsat_mip(
     problem = incumbent.problem
     with tempfile.TemporaryDirectory(prefix="lns-cpsat-mip-") as folder:
         model_path = problem.write(Path(folder) / "model.mps")
-        solution_path = Path(folder) / "solution.npy"
+        solution_path = Path(folder) / "solution.npz"
         command = [sys.executable, "-m", "lns.core.cpsat_mip", str(model_path), str(solution_path)]
         deadline = time.time() + time_limit  # the wall clock the child shares
         command += [repr(deadline), str(int(seed)), str(int(num_workers))]
@@ -82,7 +85,8 @@ def solve_cpsat_mip(
             raise InfeasibleProblemError(f"{where}: CP-SAT proved the problem infeasible")
         if solution_path.exists():
             found_at = reported[-1][0] if reported else time.perf_counter()
-            if incumbent.offer(np.load(solution_path), found_at, -1, 0, "cpsat"):
+            x = _in_problem_order(problem, np.load(solution_path))
+            if x is not None and incumbent.offer(x, found_at, -1, 0, "cpsat"):
                 incumbent.merge_reported(reported[:-1])
     guard = active_guard()
     if guard is not None and guard.requested:
@@ -91,6 +95,17 @@ def solve_cpsat_mip(
         return StopReason.TIME_LIMIT
     exact = len(problem.integer_indices) == problem.n_vars
     return StopReason.OPTIMAL if exact else StopReason.SOLVER_FINISHED
+
+
+def _in_problem_order(problem, saved) -> np.ndarray | None:
+    """The child's values (``saved["names"]``, ``saved["values"]``) in the order of
+    ``problem.var_names``; ``None``, with a warning, if the names do not match."""
+    names, values = [str(name) for name in saved["names"]], saved["values"]
+    position = {name: i for i, name in enumerate(names)}
+    if len(position) != problem.n_vars or any(name not in position for name in problem.var_names):
+        log.warning("%s: CP-SAT's solution names other variables; it is left out", problem.name)
+        return None
+    return values[[position[name] for name in problem.var_names]]
 
 
 class _ChildStop:
@@ -134,8 +149,9 @@ def _follow(child: subprocess.Popen, time_limit: float) -> tuple[list, str]:
 
 def main(argv: list[str]) -> None:
     """The child: solve the MPS file ``argv[0]`` with CP-SAT, its log on standard output,
-    until the ``time.time()`` ``argv[2]`` or until standard input closes; save the values of
-    the best solution to ``argv[1]`` (``numpy.save``), then print the status."""
+    until the ``time.time()`` ``argv[2]`` or until standard input closes; save the names and
+    values of the best solution's variables to ``argv[1]`` (``numpy.savez``), then print the
+    status."""
     from ortools.linear_solver.python import model_builder
 
     model_path, solution_path, deadline, seed, num_workers = argv
@@ -152,7 +168,9 @@ def main(argv: list[str]) -> None:
     threading.Thread(target=_stop_at_end_of_input, args=(solver,), daemon=True).start()
     status = solver.solve(model)
     if status in (model_builder.SolveStatus.OPTIMAL, model_builder.SolveStatus.FEASIBLE):
-        np.save(solution_path, solver.values(model.get_variables()).to_numpy(dtype=float))
+        variables = model.get_variables()
+        values = solver.values(variables).to_numpy(dtype=float)
+        np.savez(solution_path, names=np.array([v.name for v in variables]), values=values)
     sys.stdout.flush()
     print(f"{STATUS_PREFIX}{status.name}", flush=True)
 

@@ -234,12 +234,12 @@ class Problem:
                 a * xs[j] for j, a in zip(indices[start:end], data[start:end], strict=True)
             )
             model.addCons(_ranged(expr, lhss[i], rhss[i]), name=name)
-        if self.objective_offset:
-            model.addObjoffset(float(self.objective_offset))
         model.setObjective(
             quicksum(float(c) * x for c, x in zip(self.objective, xs, strict=True) if c),
             sense=cast(Literal["minimize", "maximize"], self.sense),  # checked in __post_init__
         )
+        if self.objective_offset:  # after setObjective, which clears the offset
+            model.addObjoffset(float(self.objective_offset))
         return model
 
     def write(self, path: str | Path) -> Path:

@@ -269,8 +269,9 @@ def test_report_has_median_per_instance_integral_and_win_tables(tmp_path):
         "| scip | – | 1 |" in text and "| random | 2 | – |" in text
     )  # random beats scip on a and c
     summary = next(line for line in text.splitlines() if line.startswith("| scip |"))
-    # mean, shifted geometric mean and median primal integral, median seconds to the first solution
-    assert summary.split("|")[8:12] == [" 3.00 ", " 2.11 ", " 4.00 ", " 4.00 "]
+    # mean, shifted geometric mean and median primal integral, median seconds to the first
+    # solution and to within 1% (the same here: the only solution is optimal)
+    assert summary.split("|")[8:13] == [" 3.00 ", " 2.11 ", " 4.00 ", " 4.00 ", " 4.00 "]
 
 
 def _cli(*args, cwd):

@@ -15,6 +15,7 @@ from lns.core.metrics import (
     primal_integral,
     primal_integrals,
     survival_rate,
+    time_to_gap,
 )
 
 
@@ -39,6 +40,15 @@ def test_no_solution_at_all_integrates_to_the_time_limit():
     assert primal_integral([], 10.0, 7.0) == pytest.approx(7.0)
     assert primal_integral([(0.0, None), (3.0, None)], 10.0, 7.0) == pytest.approx(7.0)
     assert gap_at([], 10.0, 5.0) == 1.0
+
+
+def test_time_to_within_a_gap():
+    trajectory = [(1.0, 20.0), (3.0, 10.5), (7.0, 10.05)]  # minimisation, reference 10
+    assert time_to_gap(trajectory, 10.0, 0.01, 60.0) == 7.0  # 0.5% from 7 s on
+    assert time_to_gap(trajectory, 10.0, 0.05, 60.0) == 3.0  # 4.8% from 3 s on
+    assert time_to_gap(trajectory, 10.0, 0.001, 60.0) == 60.0  # never that close
+    assert time_to_gap(trajectory, 10.0, 0.01, 5.0) == 5.0  # not within the limit
+    assert time_to_gap([], 10.0, 0.01, 60.0) == 60.0
 
 
 def test_first_solution_late():

@@ -222,3 +222,15 @@ def shifted_geometric_mean(values: Sequence[float] | np.ndarray, shift: float = 
 def first_solution_time(trajectory: Sequence, time_limit: float) -> float:
     """Seconds to the first solution of a run, ``time_limit`` if it found none."""
     return float(trajectory[0][0]) if len(trajectory) else float(time_limit)
+
+
+def time_to_gap(
+    trajectory: Sequence, reference: float | None, tol: float, time_limit: float
+) -> float:
+    """Seconds until a run's primal gap to ``reference`` is at most ``tol`` (``0.01``: within
+    1% of the best known objective), ``time_limit`` if it never was within the limit."""
+    times, values = _steps(trajectory, time_limit)
+    for at, value in zip(times, values, strict=True):
+        if primal_gap(value, reference) <= tol:
+            return float(at)
+    return float(time_limit)

@@ -14,6 +14,22 @@ behind the default ``start`` (about 4 minutes each), then their summary::
     PYTHONPATH=$PWD python benchmarks/fast_start.py $S --seed 0 --stall 0.5 1 0.1 --out tight.json
     PYTHONPATH=$PWD python benchmarks/fast_start.py --summarize seed0.json seed1.json tight.json
 
+The stall rule's ``after_root`` on and off, side by side (12 tuning instances, 60 s)::
+
+    T="data/tune/sc_tune_0000.mps.gz data/tune/sc_tune_0001.mps.gz data/tune/mis_tune_0000.mps.gz"
+    for n in assign1-5-8 drayage-25-23 icir97_tension mik-250-20-75-4 neos-3216931-puriri \
+        neos-4338804-snowy noswot reblock115 supportcase26; do
+        T="$T instances/miplib2017/$n.mps.gz"; done
+    PYTHONPATH=$PWD python benchmarks/fast_start.py --time-limit 60 --starts feasibility \
+        --after-root both --instances $T --out after_root.json
+
+(``lns-generate problem=sc size=small n=2 seed=7 out_dir=data/tune prefix=sc_tune``, the same
+for ``mis``.) The race start against the feasibility start with 2 workers, one run after the
+other (each takes both cores), on pure-integer instances::
+
+    PYTHONPATH=$PWD python benchmarks/fast_start.py --time-limit 60 --workers 2 \
+        --one-at-a-time --starts feasibility race --instances ... --out race.json
+
 Results: ``benchmarks/results/fast_start_*.json`` (figures in :mod:`lns.core.start`).
 """
 
@@ -52,9 +68,12 @@ GENERATE = (
 NO_ROOT = "/no-root"
 
 
-def run_one(instance: str, label: str, time_limit: float, seed: int, stall: list) -> None:
+def run_one(
+    instance: str, label: str, time_limit: float, seed: int, stall: list, workers: int
+) -> None:
     """One LNS run of the start ``label`` (a name of ``STARTS``, with :data:`NO_ROOT` appended
-    for a stall rule without ``after_root``); prints its trajectory and objective as JSON."""
+    for a stall rule without ``after_root``) with ``workers`` worker processes; prints its
+    trajectory and objective as JSON."""
     from lns.api import solve
 
     floor, factor, share = stall
@@ -69,6 +88,7 @@ def run_one(instance: str, label: str, time_limit: float, seed: int, stall: list
         start_stall_factor=factor,
         start_max_share=share,
         start_after_root=not label.endswith(NO_ROOT),
+        workers=workers,
     )
     print(
         json.dumps(
@@ -82,32 +102,33 @@ def run_one(instance: str, label: str, time_limit: float, seed: int, stall: list
     )
 
 
-def side_by_side(instance: str, starts: list, time_limit: float, seed: int, stall: list) -> dict:
-    """Every start on ``instance`` at once, one process each: ``{start: run}``."""
-    processes = {
-        start: subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                "--child",
-                instance,
-                start,
-                str(time_limit),
-                str(seed),
-                "--stall",
-                *map(str, stall),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
+def side_by_side(
+    instance: str,
+    starts: list,
+    time_limit: float,
+    seed: int,
+    stall: list,
+    workers: int = 1,
+    one_at_a_time: bool = False,
+) -> dict:
+    """Every start on ``instance``, one process each, all at once (or one after another):
+    ``{start: run}``."""
+    runs, processes = {}, {}
+    for start in starts:
+        command = [sys.executable, __file__, "--child", instance, start, str(time_limit)]
+        command += [str(seed), "--stall", *map(str, stall), "--workers", str(workers)]
+        processes[start] = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         )
-        for start in starts
-    }
-    runs = {}
-    for start, process in processes.items():
-        out, _ = process.communicate(timeout=time_limit + 120)
-        runs[start] = json.loads(out.strip().splitlines()[-1])
+        if one_at_a_time:
+            runs[start] = _read_run(processes.pop(start), time_limit)
+    runs.update({start: _read_run(process, time_limit) for start, process in processes.items()})
     return runs
+
+
+def _read_run(process: subprocess.Popen, time_limit: float) -> dict:
+    out, _ = process.communicate(timeout=time_limit + 120)
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def first_time_within(trajectory: list, reference: float | None, tol: float) -> float | None:
@@ -162,6 +183,12 @@ def main() -> None:
         f"runs without are labelled START{NO_ROOT})",
     )
     parser.add_argument("--instances", nargs="+", default=list(INSTANCES))
+    parser.add_argument("--workers", type=int, default=1, help="worker processes of each run")
+    parser.add_argument(
+        "--one-at-a-time",
+        action="store_true",
+        help="run the starts one after another (for runs that take several cores)",
+    )
     parser.add_argument("--out", type=Path)
     parser.add_argument(
         "--summarize",
@@ -174,7 +201,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         instance, start, time_limit, seed = args.child
-        return run_one(instance, start, float(time_limit), int(seed), args.stall)
+        return run_one(instance, start, float(time_limit), int(seed), args.stall, args.workers)
     if args.summarize:
         return print_summary([json.loads(path.read_text())["results"] for path in args.summarize])
     labels = {
@@ -184,7 +211,15 @@ def main() -> None:
     }[args.after_root]
     results: dict[str, dict] = {}
     for instance in args.instances:
-        runs = side_by_side(instance, labels, args.time_limit, args.seed, args.stall)
+        runs = side_by_side(
+            instance,
+            labels,
+            args.time_limit,
+            args.seed,
+            args.stall,
+            args.workers,
+            args.one_at_a_time,
+        )
         reference = reference_of(instance, runs)
         results[instance] = {
             "reference": reference,
@@ -200,6 +235,8 @@ def main() -> None:
                     "seed": args.seed,
                     "stall": args.stall,
                     "after_root": args.after_root,
+                    "workers": args.workers,
+                    "one_at_a_time": args.one_at_a_time,
                     "results": results,
                 },
                 indent=1,

@@ -4,7 +4,7 @@ native model (:mod:`lns.core.cpsat_model`, pure integer) does not apply.
 OR-Tools' MIP interface to CP-SAT imports an MPS file and turns continuous variables and real
 coefficients into integer ones itself (CP-SAT's ``mip_*`` parameters). It reports no solution
 before the end of the solve, only its log, so :func:`solve_cpsat_mip` runs the solve in a child
-process (``python -m lns.core.cpsat_mip``) and reads the child's log line by line: each
+process (:mod:`lns.core.cpsat_mip_child`) and reads the child's log line by line: each
 improving objective (``#3  1.25s best:6534588 ...``) is taken with the time its line arrived.
 The final solution comes back as a file and is offered to the run's incumbent, which checks it
 against the original problem; only if it passes do the logged objectives before it enter the
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lns.core.cpsat_mip_child import STATUS_PREFIX
 from lns.core.errors import InfeasibleProblemError
 from lns.core.incumbent import Incumbent
 from lns.core.interrupt import active_guard
@@ -36,10 +37,10 @@ log = logging.getLogger("lns")
 
 #: A CP-SAT log line of a new solution: ``#<count> <seconds>s best:<objective> ...``.
 SOLUTION_LINE = re.compile(r"^#(\d+)\s+[\d.]+s\s+best:(\S+)")
-#: How the child prints its solve's status (a ``model_builder.SolveStatus`` name) at the end.
-STATUS_PREFIX = "LNS-STATUS "
 #: Seconds the child may take past its time limit (start-up, import, writing the solution).
 GRACE_SECONDS = 30.0
+#: The longest timer ``threading`` takes (an infinite time limit waits this long).
+_LONGEST_WAIT = 1e6
 
 
 def solve_cpsat_mip(
@@ -66,20 +67,29 @@ def solve_cpsat_mip(
         CP-SAT proved the problem infeasible.
     """
     problem = incumbent.problem
-    with tempfile.TemporaryDirectory(prefix="lns-cpsat-mip-") as folder:
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="lns-cpsat-mip-"))
         model_path = problem.write(Path(folder) / "model.mps")
         solution_path = Path(folder) / "solution.npz"
-        command = [sys.executable, "-m", "lns.core.cpsat_mip", str(model_path), str(solution_path)]
+        command = [sys.executable, "-m", "lns.core.cpsat_mip_child", str(model_path)]
+        command.append(str(solution_path))
         deadline = time.time() + time_limit  # the wall clock the child shares
         command += [repr(deadline), str(int(seed)), str(int(num_workers))]
+        errors = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
         child = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=errors,
             text=True,
         )
         reported, status = _follow(child, time_limit)
+        if child.returncode and not status:
+            errors.seek(0)
+            raise RuntimeError(
+                f"{problem.source or problem.name}: the CP-SAT process failed "
+                f"(exit status {child.returncode}): {errors.read()[-500:].strip()}"
+            )
         if status == "INFEASIBLE":
             where = problem.source or problem.name
             raise InfeasibleProblemError(f"{where}: CP-SAT proved the problem infeasible")
@@ -126,7 +136,7 @@ def _follow(child: subprocess.Popen, time_limit: float) -> tuple[list, str]:
     :data:`GRACE_SECONDS` is killed."""
     assert child.stdout is not None
     guard = active_guard()
-    killer = threading.Timer(time_limit + GRACE_SECONDS, child.kill)
+    killer = threading.Timer(min(time_limit + GRACE_SECONDS, _LONGEST_WAIT), child.kill)
     killer.daemon = True
     reported: list = []
     status = ""
@@ -145,40 +155,3 @@ def _follow(child: subprocess.Popen, time_limit: float) -> tuple[list, str]:
             child.kill()
         child.wait()
     return reported, status
-
-
-def main(argv: list[str]) -> None:
-    """The child: solve the MPS file ``argv[0]`` with CP-SAT, its log on standard output,
-    until the ``time.time()`` ``argv[2]`` or until standard input closes; save the names and
-    values of the best solution's variables to ``argv[1]`` (``numpy.savez``), then print the
-    status."""
-    from ortools.linear_solver.python import model_builder
-
-    model_path, solution_path, deadline, seed, num_workers = argv
-    model = model_builder.Model()
-    if not model.import_from_mps_file(model_path):
-        raise SystemExit(f"{model_path}: OR-Tools could not read the MPS file")
-    solver = model_builder.Solver("sat")
-    solver.enable_output(True)
-    if float(deadline) < float("inf"):
-        solver.set_time_limit_in_seconds(max(0.0, float(deadline) - time.time()))
-    solver.set_solver_specific_parameters(
-        f"num_workers:{int(num_workers)},random_seed:{int(seed)},log_search_progress:true"
-    )
-    threading.Thread(target=_stop_at_end_of_input, args=(solver,), daemon=True).start()
-    status = solver.solve(model)
-    if status in (model_builder.SolveStatus.OPTIMAL, model_builder.SolveStatus.FEASIBLE):
-        variables = model.get_variables()
-        values = solver.values(variables).to_numpy(dtype=float)
-        np.savez(solution_path, names=np.array([v.name for v in variables]), values=values)
-    sys.stdout.flush()
-    print(f"{STATUS_PREFIX}{status.name}", flush=True)
-
-
-def _stop_at_end_of_input(solver) -> None:
-    sys.stdin.read()
-    solver.stop_search()
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

@@ -31,8 +31,9 @@ import time
 import numpy as np
 
 from heuristics.lb_relax import LBRelax
-from heuristics.local_branching import FRESH_START, LocalBranching
+from heuristics.local_branching import LocalBranching
 from heuristics.random_selector import RandomSelector
+from heuristics.subproblem import FRESH_START
 from instances.bundled import resolve_instance
 from lns.core.problem import read_problem
 from lns.core.scip_subsolver import ScipSubSolver

@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from heuristics.local_branching import Distance, absolute_value_rows, require_integers
+from heuristics.local_branching import Distance, absolute_value_rows
 from heuristics.sizing import fit_to_size
+from heuristics.subproblem import require_integers
 from lns.core.lp import METHODS, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
 from lns.core.problem import INTEGER, Problem
 from lns.core.selection import Neighborhood, SearchState, Selector

@@ -16,18 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from heuristics.sizing import fit_to_size
-from lns.core.errors import UnsupportedProblemError
+from heuristics.subproblem import SubproblemSelector
 from lns.core.lp import ExtraColumns, ExtraRows
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import Neighborhood, SearchState, Selector
-from lns.core.subsolver import SEED_BOUND, SolveStatus
-
-#: SCIP keeps the best solutions of a solve in the original problem at ``freeTransform`` and
-#: starts the next solve from them; a Local Branching solve must start from the incumbent only,
-#: or it would not report the improving solutions it finds again (CL-LNS's positives).
-FRESH_START = {"misc/transsolsorig": False}
+from lns.core.selection import SearchState
 
 
 @dataclass(frozen=True)
@@ -115,24 +108,14 @@ def absolute_value_rows(columns: np.ndarray, n: int) -> sp.csr_matrix:
     )
 
 
-def require_integers(problem: Problem, selector: str) -> None:
-    """Raise :class:`UnsupportedProblemError` if ``problem`` has no binary or integer variable."""
-    if not problem.integer_mask.any():
-        raise UnsupportedProblemError(
-            f"{problem.source or problem.name}: the {selector} selector needs binary or integer "
-            f"variables (it measures the distance to the incumbent over them), and the problem "
-            f"has none"
-        )
-
-
-class LocalBranching(Selector):
+class LocalBranching(SubproblemSelector):
     """Solve the Local Branching ILP with SCIP; free the variables its best solution changes.
 
     Each call adds ``Δ(x, x*) <= size`` (see :class:`Distance`) to one SCIP model of the
-    problem built in :meth:`setup`, hands SCIP the incumbent as a start solution (so SCIP
-    reports only strictly better solutions: the objective cutoff), solves within
-    ``time_limit`` (clipped to the time left), and removes the rows and auxiliary columns
-    again in ``finally``.
+    problem, hands SCIP the incumbent as a start solution (so SCIP reports only strictly
+    better solutions: the objective cutoff), solves within ``time_limit`` (clipped to the time
+    left), and removes the rows and auxiliary columns again
+    (:class:`heuristics.subproblem.SubproblemSelector`).
 
     Parameters
     ----------
@@ -166,6 +149,7 @@ class LocalBranching(Selector):
     """
 
     name = "local_branching"
+    info_prefix = "lb"
 
     def __init__(
         self,
@@ -174,78 +158,18 @@ class LocalBranching(Selector):
         node_limit: int = -1,
         scip_params: dict | None = None,
     ):
-        if time_limit <= 0:
-            raise ValueError(f"local_branching: time_limit must be positive, got {time_limit}")
-        self.time_limit = float(time_limit)
-        self.complete = complete
+        super().__init__(time_limit, complete, scip_params)
         self.node_limit = int(node_limit)
-        self.scip_params = dict(scip_params or {})
-        self._solver: ScipSubSolver | None = None
 
-    def setup(self, problem: Problem) -> None:
-        require_integers(problem, self.name)
-        self._solver = ScipSubSolver(problem, {**FRESH_START, **self.scip_params})
-
-    def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
-        problem = state.problem
-        if self._solver is None or self._solver.problem is not problem:
-            self.setup(problem)
-        candidates = problem.integer_indices
-        seed = int(rng.integers(SEED_BOUND))
-        time_limit = min(self.time_limit, state.time_left())
-        found, status, lb_time = [], "not_run", 0.0
-        if time_limit > 0:
-            outcome = self._solve_local_branching(state.incumbent, size, time_limit, seed)
-            found = [s.x for s in outcome.found if problem.check(s.x).feasible]
-            status, lb_time = outcome.status, outcome.solve_time
-        info = {"lb_status": status, "lb_time": lb_time, "solutions": found, "fallback": not found}
-        if not found:
-            info["changed"] = 0
-            return Neighborhood(
-                fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info
-            )
-        best = found[-1]
-        changed = candidates[np.round(best[candidates]) != np.round(state.incumbent[candidates])]
-        info["changed"] = len(changed)
-        return Neighborhood(
-            fit_to_size(changed, size, rng, candidates, self.complete), solution=best, info=info
-        )
-
-    def _solve_local_branching(self, incumbent: np.ndarray, k: int, time_limit: float, seed: int):
-        """Add ``Δ(x, incumbent) <= k`` to the model, solve from ``incumbent``, remove it again.
-
-        After a solve the watchdog abandoned, the model is still in use by that solve: it is
-        left alone, and the next call builds a new sub-solver.
-        """
-        solver = self._solver
-        assert solver is not None, "setup() builds the sub-solver"
-        added_vars: list = []
-        added_conss: list = []
-        try:
-            self._add_distance_row(
-                solver, Distance.to(solver.problem, incumbent), k, added_vars, added_conss
-            )
-            outcome = solver.solve(
-                time_limit=time_limit, seed=seed, start=incumbent, node_limit=self.node_limit
-            )
-        except BaseException:
-            _remove(solver.model, added_vars, added_conss)
-            raise
-        if outcome.status is SolveStatus.ABANDONED:
-            self._solver = None
-        else:
-            _remove(solver.model, added_vars, added_conss)
-        return outcome
-
-    @staticmethod
-    def _add_distance_row(
-        solver: ScipSubSolver, distance: Distance, k: int, added_vars: list, added_conss: list
+    def change(
+        self, solver: ScipSubSolver, state: SearchState, size: int, added: tuple[list, list]
     ) -> None:
-        """Add the row ``Δ(x) <= k`` (and the auxiliary columns of general integers) to the model,
-        listing what was added in ``added_vars`` and ``added_conss``."""
+        """Add the row ``Δ(x, x*) <= size`` (and the auxiliary columns of general integers)."""
         from pyscipopt import quicksum
 
+        distance = Distance.to(solver.problem, state.incumbent)
         model, x = solver.model, solver.variables
+        added_vars, added_conss = added
         for j in distance.interior:
             d = model.addVar(name=f"lb_aux_{j}", vtype="C", lb=0.0, ub=None)
             added_vars.append(d)
@@ -259,13 +183,10 @@ class LocalBranching(Selector):
         expression = quicksum(distance.coefficients[j] * x[j] for j in nonzero) + quicksum(
             added_vars
         )
-        added_conss.append(model.addCons(expression <= k - distance.constant, name="lb_distance"))
+        added_conss.append(
+            model.addCons(expression <= size - distance.constant, name="lb_distance")
+        )
 
-
-def _remove(model, added_vars: list, added_conss: list) -> None:
-    """Take the Local Branching row and its auxiliary columns out of ``model`` again."""
-    model.freeTransform()
-    for cons in added_conss:
-        model.delCons(cons)
-    for var in added_vars:
-        model.delVar(var)
+    def solve_arguments(self, state: SearchState) -> dict:
+        """From the incumbent (SCIP then reports only better solutions: the cutoff)."""
+        return {"start": state.incumbent, "node_limit": self.node_limit}

@@ -13,23 +13,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from heuristics.local_branching import FRESH_START, Distance, require_integers
-from heuristics.sizing import fit_to_size
-from lns.core.problem import Problem
+from heuristics.local_branching import Distance
+from heuristics.subproblem import SubproblemSelector
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import Neighborhood, SearchState, Selector
-from lns.core.subsolver import SEED_BOUND, SolveStatus
+from lns.core.selection import SearchState
 
 
-class Proximity(Selector):
+class Proximity(SubproblemSelector):
     """Solve the proximity problem with SCIP; free the variables its solution changes.
 
-    Each call gives one SCIP model of the problem (built in :meth:`setup`) the distance to the
-    incumbent as its objective and the cutoff row ``f(x) <= f(x*) - δ``, solves it until
-    ``solution_limit`` solutions or ``time_limit`` seconds (clipped to the time left), and
-    restores the model in ``finally``. The last solution found (the closest, SCIP's solutions
-    coming in order of improving distance) becomes the neighborhood's solution; the integer
-    variables it changes, completed at random to ``size``, are freed.
+    Each call gives one SCIP model of the problem the distance to the incumbent as its
+    objective and the cutoff row ``f(x) <= f(x*) - δ``, solves it until ``solution_limit``
+    solutions or ``time_limit`` seconds (clipped to the time left), and restores the model
+    (:class:`heuristics.subproblem.SubproblemSelector`). The last solution found (the closest:
+    SCIP's solutions come in order of improving distance) becomes the neighborhood's solution;
+    the integer variables it changes, completed at random to ``size``, are freed.
 
     Parameters
     ----------
@@ -57,6 +55,7 @@ class Proximity(Selector):
     """
 
     name = "proximity"
+    info_prefix = "proximity"
 
     def __init__(
         self,
@@ -65,91 +64,32 @@ class Proximity(Selector):
         solution_limit: int = 1,
         scip_params: dict | None = None,
     ):
-        if not time_limit > 0:
-            raise ValueError(f"proximity: time_limit must be positive, got {time_limit}")
         if not 0 <= min_improvement < 1:
             raise ValueError(f"proximity: min_improvement must be in [0, 1), got {min_improvement}")
         if not (solution_limit == -1 or solution_limit >= 1):
             raise ValueError(f"proximity: solution_limit must be -1 or >= 1, got {solution_limit}")
-        self.time_limit = float(time_limit)
+        super().__init__(time_limit, True, scip_params)
         self.min_improvement = float(min_improvement)
         self.solution_limit = int(solution_limit)
-        self.scip_params = dict(scip_params or {})
-        self._solver: ScipSubSolver | None = None
 
-    def setup(self, problem: Problem) -> None:
-        require_integers(problem, self.name)
-        self._solver = ScipSubSolver(problem, {**FRESH_START, **self.scip_params})
-
-    def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
-        problem = state.problem
-        if self._solver is None or self._solver.problem is not problem:
-            self.setup(problem)
-        candidates = problem.integer_indices
-        time_limit = min(self.time_limit, state.time_left())
-        found, status, solve_time = [], "not_run", 0.0
-        if time_limit > 0:
-            outcome = self._solve(state, time_limit, int(rng.integers(SEED_BOUND)))
-            found = [s.x for s in outcome.found if problem.check(s.x).feasible]
-            status, solve_time = outcome.status, outcome.solve_time
-        info = {"proximity_status": status, "proximity_time": solve_time, "solutions": found}
-        info["fallback"] = not found
-        if not found:
-            info["changed"] = 0
-            return Neighborhood(
-                fit_to_size(np.empty(0, np.int64), size, rng, candidates), info=info
-            )
-        best = found[-1]
-        changed = candidates[np.round(best[candidates]) != np.round(state.incumbent[candidates])]
-        info["changed"] = len(changed)
-        return Neighborhood(fit_to_size(changed, size, rng, candidates), solution=best, info=info)
-
-    def _solve(self, state: SearchState, time_limit: float, seed: int):
-        """The proximity problem of ``state.incumbent``, solved; the model restored after (a
-        model an abandoned solve still uses is left alone, and the next call builds another)."""
-        solver = self._solver
-        assert solver is not None, "setup() builds the sub-solver"
-        distance = Distance.to(solver.problem, state.incumbent)
-        margin = self.min_improvement * max(1.0, abs(state.objective))
-        added_vars: list = []
-        added_conss: list = []
-        try:
-            self._set_proximity(solver, distance, state.objective, margin, added_vars, added_conss)
-            outcome = solver.solve(
-                time_limit=time_limit, seed=seed, solution_limit=self.solution_limit
-            )
-        except BaseException:
-            self._restore(solver, added_vars, added_conss)
-            raise
-        if outcome.status is SolveStatus.ABANDONED:
-            self._solver = None
-        else:
-            self._restore(solver, added_vars, added_conss)
-        return outcome
-
-    @staticmethod
-    def _set_proximity(
-        solver: ScipSubSolver,
-        distance: Distance,
-        objective: float,
-        margin: float,
-        added_vars: list,
-        added_conss: list,
+    def change(
+        self, solver: ScipSubSolver, state: SearchState, size: int, added: tuple[list, list]
     ) -> None:
-        """Distance objective and cutoff row on ``solver``'s model; what was added is listed."""
+        """The distance objective and the cutoff row."""
         from pyscipopt import quicksum
 
         problem, model, x = solver.problem, solver.model, solver.variables
+        distance = Distance.to(problem, state.incumbent)
+        added_vars, added_conss = added
         model.freeTransform()
         for j in distance.interior:
             d = model.addVar(name=f"prox_aux_{j}", vtype="C", lb=0.0, ub=None)
             added_vars.append(d)
             added_conss.append(model.addCons(x[j] - d <= distance.incumbent[j]))
             added_conss.append(model.addCons(distance.incumbent[j] - x[j] <= d))
-        value = quicksum(
-            float(problem.objective[j]) * x[j] for j in np.flatnonzero(problem.objective)
-        )
-        target = objective - problem.objective_offset
+        margin = self.min_improvement * max(1.0, abs(state.objective))
+        target = state.objective - problem.objective_offset
+        value = _objective(solver)
         if problem.sense == "minimize":
             added_conss.append(model.addCons(value <= target - margin, name="prox_cutoff"))
         else:
@@ -160,18 +100,20 @@ class Proximity(Selector):
             sense="minimize",
         )
 
-    @staticmethod
-    def _restore(solver: ScipSubSolver, added_vars: list, added_conss: list) -> None:
+    def restore(self, solver: ScipSubSolver, added: tuple[list, list]) -> None:
         """The problem's own objective again, without the added rows and columns."""
-        from pyscipopt import quicksum
+        super().restore(solver, added)
+        solver.model.setObjective(_objective(solver), sense=solver.problem.sense)
+        if solver.problem.objective_offset:  # setObjective clears the offset
+            solver.model.addObjoffset(float(solver.problem.objective_offset))
 
-        problem, model, x = solver.problem, solver.model, solver.variables
-        model.freeTransform()
-        for cons in added_conss:
-            model.delCons(cons)
-        for var in added_vars:
-            model.delVar(var)
-        model.setObjective(
-            quicksum(float(problem.objective[j]) * x[j] for j in np.flatnonzero(problem.objective)),
-            sense=problem.sense,
-        )
+    def solve_arguments(self, state: SearchState) -> dict:
+        return {"solution_limit": self.solution_limit}
+
+
+def _objective(solver: ScipSubSolver):
+    """The problem's objective over ``solver``'s variables, without its offset."""
+    from pyscipopt import quicksum
+
+    c, x = solver.problem.objective, solver.variables
+    return quicksum(float(c[j]) * x[j] for j in np.flatnonzero(c))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import os
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ def solve(
     optimum: float | None = None,
     selector_options: dict | None = None,
     callbacks: list[Callback] | None = None,
-    workers: int = 1,
+    workers: int | str = 1,
     deterministic: bool = False,
     complete_worker: bool = False,
     **options,
@@ -117,13 +118,15 @@ def solve(
     callbacks : list of Callback, optional
         Hooks called on each improvement, selection and iteration (with ``workers >= 2``: on
         each improvement only; the iterations run in the workers).
-    workers : int
+    workers : int or "all"
         LNS worker processes (:mod:`lns.core.portfolio`); ``1`` runs the sequential loop in
-        this process. With 2 or more, each worker runs the loop with a copy of ``selector``
-        and its own seed, and ``iteration_limit`` limits each worker; ``sub_solver`` and
-        ``stop`` must then be a name and a picklable rule, and a script that calls
-        ``solve`` needs an ``if __name__ == "__main__":`` guard (workers are spawned processes,
-        which import the script's module).
+        this process; ``"all"``: one per core this process may use (:func:`usable_cores`).
+        The default stays 1: on this project's 2-core machine a second worker did not pay
+        (``benchmarks/results/miplib2017_60s``). With 2 or more, each worker runs the loop
+        with a copy of ``selector`` and its own seed, and ``iteration_limit`` limits each
+        worker; ``sub_solver`` and ``stop`` must then be a name and a picklable rule, and a
+        script that calls ``solve`` needs an ``if __name__ == "__main__":`` guard (workers are
+        spawned processes, which import the script's module).
     deterministic : bool
         With ``workers >= 2``: exchange solutions only every
         :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with
@@ -156,6 +159,7 @@ def solve(
     check_run_arguments(
         time_limit=time_limit, iteration_limit=iteration_limit, seed=seed, optimum=optimum
     )
+    workers = usable_cores() if workers == "all" else workers
     _check_workers(workers, sub_solver, stop, deterministic, complete_worker)
     started = time.perf_counter()
     _check_names(method, sub_solver)
@@ -489,11 +493,19 @@ def named_sub_solver(name: str, problem: Problem, config: LNSConfig, model=None)
     return ScipSubSolver(problem, config.sub_solver_params(), model=model)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
 def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> None:
     """``workers`` is a positive integer; with several, the sub-solver is a name and ``stop``
     can be sent to the worker processes; a complete worker needs a second, timed worker."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidArgumentError(f"workers={workers!r} is invalid: expected an integer >= 1")
+        raise InvalidArgumentError(
+            f"workers={workers!r} is invalid: expected an integer >= 1 or 'all'"
+        )
     if complete and (workers < 2 or deterministic):
         raise InvalidArgumentError(
             f"complete_worker=True needs workers >= 2 and "

@@ -13,6 +13,7 @@ import time
 import numpy as np
 import pytest
 
+import lns.api
 from helpers import knapsack, miplib
 from lns import solve
 from lns.api import named_sub_solver
@@ -207,6 +208,12 @@ def test_the_complete_worker_proves_optimality():
     assert [w.stop_reason for w in result.workers] == ["interrupted", "optimal"]
 
 
+def test_all_workers_is_one_per_usable_core(monkeypatch):
+    monkeypatch.setattr(lns.api, "usable_cores", lambda: 3)
+    result = solve(miplib("p0201"), workers="all", iteration_limit=2, seed=0, start="first")
+    assert len(result.workers) == 3
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
@@ -214,6 +221,7 @@ def test_the_complete_worker_proves_optimality():
         dict(workers=2, complete_worker=True, deterministic=True),
         dict(workers=0),
         dict(workers=2.0),
+        dict(workers="many"),
     ],
 )
 def test_invalid_worker_arguments_are_refused(arguments):

@@ -159,8 +159,13 @@ def solve(
     check_run_arguments(
         time_limit=time_limit, iteration_limit=iteration_limit, seed=seed, optimum=optimum
     )
-    workers = usable_cores() if workers == "all" else workers
-    _check_workers(workers, sub_solver, stop, deterministic, complete_worker)
+    workers = _check_workers(
+        usable_cores() if workers == "all" else workers,
+        sub_solver,
+        stop,
+        deterministic,
+        complete_worker,
+    )
     started = time.perf_counter()
     _check_names(method, sub_solver)
     if out is not None:
@@ -499,9 +504,10 @@ def usable_cores() -> int:
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
-def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> None:
-    """``workers`` is a positive integer; with several, the sub-solver is a name and ``stop``
-    can be sent to the worker processes; a complete worker needs a second, timed worker."""
+def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> int:
+    """``workers``, checked: a positive integer; with several, the sub-solver is a name and
+    ``stop`` can be sent to the worker processes; a complete worker needs a second, timed
+    worker."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgumentError(
             f"workers={workers!r} is invalid: expected an integer >= 1 or 'all'"
@@ -513,7 +519,7 @@ def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: boo
             f"deterministic={deterministic})"
         )
     if workers == 1:
-        return
+        return workers
     if not isinstance(sub_solver, str):
         raise InvalidArgumentError(
             f"sub_solver={sub_solver!r}: with workers={workers} give the "
@@ -526,6 +532,7 @@ def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: boo
             f"stop={stop!r}: with workers={workers} the stop rule is sent "
             f"to the worker processes and must be picklable ({error})"
         ) from error
+    return workers
 
 
 def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop | None) -> Stop:

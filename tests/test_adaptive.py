@@ -14,7 +14,7 @@ from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
 from lns.api import solve
 from lns.core.problem import read_problem
-from lns.core.result import IterationRecord
+from lns.core.result import Callback, IterationRecord
 from lns.core.selection import FunctionSelector, SearchState
 from lns.registry import make_selector
 
@@ -201,3 +201,32 @@ def test_portfolio_workers_learn_in_shared_statistics(deterministic):
     # Outside deterministic mode every worker's plays land in the caller's selector.
     expected = 0 if deterministic else len(result.iterations)
     assert selector.statistics.pulls.sum() == expected
+
+
+class Sources(Callback):
+    def __init__(self):
+        self.sources = []
+
+    def on_improvement(self, improvement):
+        self.sources.append(improvement.source)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_improvements_name_the_arm_that_found_them(workers):
+    sources = Sources()
+    solve(
+        miplib("p0201"),
+        AdaptiveSelector(),
+        workers=workers,
+        iteration_limit=20,
+        time_limit=60,
+        seed=0,
+        start="first",
+        callbacks=[sources],
+    )
+    from_loop = [s for s in sources.sources if s != "initial"]
+    if workers == 1:
+        assert from_loop and all(", arm " in s for s in from_loop), sources.sources
+    else:  # a worker's last incumbent, offered as it ends, names no arm
+        assert all(s.startswith("worker ") for s in from_loop), sources.sources
+        assert any("(adaptive, arm " in s for s in from_loop), sources.sources

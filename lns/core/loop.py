@@ -170,8 +170,9 @@ class _Search:
         select_time = time.perf_counter() - began
         before = self._current()[1]
         size = len(neighborhood.free)
+        arm = neighborhood.info.get("arm")  # the adaptive selector's choice, for progress lines
         improved = neighborhood.solution is not None and self.incumbent.offer(
-            neighborhood.solution, time.perf_counter(), iteration, size, "selector"
+            neighborhood.solution, time.perf_counter(), iteration, size, _source("selector", arm)
         )
         fixed_mask = self.problem.integer_mask.copy()
         fixed_mask[neighborhood.free] = False
@@ -228,8 +229,10 @@ class _Search:
         accepted = []
         size = len(neighborhood.free)
 
+        source = _source("subsolve", neighborhood.info.get("arm"))
+
         def offer(found):
-            accepted.append(self.incumbent.offer(found.x, found.time, iteration, size, "subsolve"))
+            accepted.append(self.incumbent.offer(found.x, found.time, iteration, size, source))
 
         try:
             outcome: SolveOutcome = self.sub_solver.solve(
@@ -265,3 +268,8 @@ class _Search:
         if nothing_fixed and status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE):
             return StopReason.OPTIMAL  # nothing beats the incumbent, the solve's cutoff
         return None
+
+
+def _source(kind: str, arm: str | None) -> str:
+    """The word of an improvement (``"subsolve"``), with the arm that chose its neighborhood."""
+    return kind if arm is None else f"{kind}, arm {arm}"

@@ -298,9 +298,9 @@ class _Exchange:
         getattr(self, "_on_" + message[0])(*message[1:])
         self.portfolio.exchange_time += time.perf_counter() - began
 
-    def _on_found(self, worker, x, objective, found_at, iteration, size) -> None:
+    def _on_found(self, worker, x, objective, found_at, iteration, size, arm) -> None:
         incumbent = self.incumbent
-        if incumbent.offer(x, found_at, iteration, size, self._source(worker)):
+        if incumbent.offer(x, found_at, iteration, size, self._source(worker, arm)):
             self.improvements[worker] += 1
             self._send(("incumbent", incumbent.x, incumbent.objective), self.live - {worker})
         elif self.portfolio.problem.is_better(objective, incumbent.objective, 0.0):
@@ -347,10 +347,12 @@ class _Exchange:
             if self.incumbent.offer(x, time.perf_counter(), -1, 0, self._source(worker)):
                 self.improvements[worker] += 1
 
-    def _source(self, worker: int) -> str:
-        """The word for the records and progress lines: ``"worker 2/4 (rins)"``."""
+    def _source(self, worker: int, arm: str | None = None) -> str:
+        """The word for the records and progress lines: ``"worker 2/4 (rins)"``, with the arm
+        of an adaptive selector: ``"worker 2/4 (adaptive, arm rins@2)"``."""
         specs = self.portfolio.specs
-        return f"worker {worker}/{len(specs)} ({specs[worker].name})"
+        name = specs[worker].name if arm is None else f"{specs[worker].name}, arm {arm}"
+        return f"worker {worker}/{len(specs)} ({name})"
 
     def _send(self, message: tuple, workers: set) -> None:
         for worker in sorted(workers):

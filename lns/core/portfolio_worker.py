@@ -10,7 +10,8 @@ catches them and tells the workers to stop), and dies with the main process (Lin
 process.
 
 Messages, as tuples whose first item names them. To the main process: ``("found", worker, x,
-objective, found_at, iteration, size)``, ``("sync", worker, x, objective)`` (deterministic
+objective, found_at, iteration, size, arm)`` (``arm``: the adaptive selector's arm, or
+``None``), ``("sync", worker, x, objective)`` (deterministic
 mode, every ``sync_every`` iterations) and ``("done", worker, records, stats, x, objective)``.
 To a worker: ``("start", x, objective)``, ``("incumbent", x, objective)`` (take it if better;
 in deterministic mode always), ``("reset", x, objective)`` (take it: the main process refused
@@ -118,6 +119,7 @@ class LnsWorker(Callback):
         self.messages: queue.Queue = queue.Queue()
         self.exchange_time, self.began = 0.0, time.perf_counter()
         self.last_size, self.solves = 0, 0
+        self.last_arm: str | None = None
         problem, config = spec.problem, spec.config
         self.incumbent = Incumbent(
             problem,
@@ -164,6 +166,9 @@ class LnsWorker(Callback):
                 self.sub_solver.stop()
                 return
 
+    def on_selection(self, state, size, neighborhood) -> None:
+        self.last_arm = neighborhood.info.get("arm")
+
     def on_iteration(self, record) -> None:
         self.last_size = record.neighborhood_size
 
@@ -196,6 +201,7 @@ class LnsWorker(Callback):
                     incumbent.improved_at,
                     iteration,
                     self.last_size,
+                    self.last_arm,
                 )
             )
             self.shared = incumbent.x

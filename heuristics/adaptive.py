@@ -122,6 +122,12 @@ class AdaptiveSelector(Selector):
         self.statistics = self.policy.statistics(len(self.arms), context)
         self._last_arm = None
 
+    def check(self, problem) -> None:
+        """Every arm's check (a learned arm refuses a checkpoint that does not fit, and starts
+        preparing its features, before the run solves anything)."""
+        for selector in {id(arm): arm for arm in self.arms}.values():
+            selector.check(problem)
+
     def setup(self, problem) -> None:
         for selector in {id(arm): arm for arm in self.arms}.values():
             selector.setup(problem)

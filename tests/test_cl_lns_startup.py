@@ -25,6 +25,7 @@ from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
 from lns.api import solve
 from lns.core.problem import read_problem
 from lns.core.selection import SearchState
+from lns.registry import make_selector
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {
@@ -343,3 +344,14 @@ def test_a_requested_interrupt_stops_the_first_call_before_the_lp(monkeypatch):
 def test_invalid_options_are_named(options, message):
     with pytest.raises(ValueError, match=f"cl_lns: {message}"):
         CLLNS("mis", **options)
+
+
+def test_cl_lns_is_an_arm_of_the_adaptive_selector():
+    """Checked with the adaptive selector before the run (a model for another class warns)."""
+    selector = make_selector("adaptive", selectors=["random", "cl_lns"])
+    problem = tiny("mis")
+    result = solve(problem, selector, time_limit=30, iteration_limit=12, start="first")
+    assert result.feasibility.feasible and len(result.iterations) == 12
+    assert selector.arms[1].checkpoint is not None  # the shipped mis model, chosen in check()
+    with pytest.raises(CheckpointError, match="no shipped model fits"):
+        make_selector("adaptive", selectors=["random", "cl_lns"]).check(knapsack())

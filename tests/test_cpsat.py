@@ -3,6 +3,8 @@
 import itertools
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -13,6 +15,7 @@ import scipy.sparse as sp
 from helpers import knapsack, miplib, miplib2017, mixed_problem
 from lns.api import solve
 from lns.core import metrics
+from lns.core.cpsat_mip import _follow
 from lns.core.cpsat_model import build_cpsat_model
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.problem import Problem
@@ -134,3 +137,19 @@ def test_interrupt_stops_the_mip_interface_and_keeps_its_best_solution():
     assert result.stop_reason == "interrupted"
     assert time.perf_counter() - began < 20
     assert result.feasibility.feasible and result.objective == result.trajectory[-1][1]
+
+
+def test_the_mip_interface_log_gives_solutions_and_a_refusal_with_its_reason():
+    script = (
+        "print('#1       0.50s best:12 next:[0,11] default_lp');"
+        "print('#Bound   0.60s best:12 next:[1,11] default_lp');"
+        "print('#2       0.70s best:10 next:[1,9] rnd_lns');"
+        "print('Invalid model: Invalid domain in constraint');"
+        "print('LNS-STATUS MODEL_INVALID')"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    reported, status = _follow(child, time_limit=30)
+    assert [objective for _, objective in reported] == [12.0, 10.0]
+    assert status == "MODEL_INVALID: Invalid model: Invalid domain in constraint"

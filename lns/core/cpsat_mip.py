@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from lns.core.cpsat_mip_child import STATUS_PREFIX
-from lns.core.errors import InfeasibleProblemError
+from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.incumbent import Incumbent
 from lns.core.interrupt import active_guard
 from lns.core.stop import StopReason
@@ -65,8 +65,12 @@ def solve_cpsat_mip(
     ------
     InfeasibleProblemError
         CP-SAT proved the problem infeasible.
+    UnsupportedProblemError
+        CP-SAT refuses the model OR-Tools built (its scaling can leave a row without integer
+        solutions: ``-403 <= ... <= -402`` after rounding, on neos-3627168-kasai).
     """
     problem = incumbent.problem
+    where = problem.source or problem.name
     with contextlib.ExitStack() as stack:
         folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="lns-cpsat-mip-"))
         model_path = problem.write(Path(folder) / "model.mps")
@@ -87,12 +91,16 @@ def solve_cpsat_mip(
         if child.returncode and not status:
             errors.seek(0)
             raise RuntimeError(
-                f"{problem.source or problem.name}: the CP-SAT process failed "
+                f"{where}: the CP-SAT process failed "
                 f"(exit status {child.returncode}): {errors.read()[-500:].strip()}"
             )
         if status == "INFEASIBLE":
-            where = problem.source or problem.name
             raise InfeasibleProblemError(f"{where}: CP-SAT proved the problem infeasible")
+        if status.startswith("MODEL_INVALID"):
+            raise UnsupportedProblemError(
+                f"{where}: CP-SAT refuses the model its MIP interface built from the problem "
+                f"({status.partition(': ')[2] or 'no reason given'})"
+            )
         if solution_path.exists():
             found_at = reported[-1][0] if reported else time.perf_counter()
             x = _in_problem_order(problem, np.load(solution_path))
@@ -132,14 +140,15 @@ class _ChildStop:
 
 def _follow(child: subprocess.Popen, time_limit: float) -> tuple[list, str]:
     """Read ``child``'s log until it ends: the ``(time.perf_counter(), objective)`` of each
-    logged solution, and the status word it prints last. A child past its time limit by
+    logged solution, and the status word it prints last (``MODEL_INVALID`` with CP-SAT's
+    reason). A child past its time limit by
     :data:`GRACE_SECONDS` is killed."""
     assert child.stdout is not None
     guard = active_guard()
     killer = threading.Timer(min(time_limit + GRACE_SECONDS, _LONGEST_WAIT), child.kill)
     killer.daemon = True
     reported: list = []
-    status = ""
+    status = invalid = ""
     killer.start()
     try:
         with guard.solving(_ChildStop(child)) if guard is not None else contextlib.nullcontext():
@@ -149,9 +158,11 @@ def _follow(child: subprocess.Popen, time_limit: float) -> tuple[list, str]:
                     reported.append((time.perf_counter(), float(matched.group(2))))
                 elif line.startswith(STATUS_PREFIX):
                     status = line[len(STATUS_PREFIX) :].strip()
+                elif line.startswith("Invalid model:"):
+                    invalid = line.strip()
     finally:
         killer.cancel()
         if child.poll() is None:
             child.kill()
         child.wait()
-    return reported, status
+    return reported, status if status != "MODEL_INVALID" else f"{status}: {invalid}"

@@ -159,17 +159,9 @@ def solve(
     check_run_arguments(
         time_limit=time_limit, iteration_limit=iteration_limit, seed=seed, optimum=optimum
     )
-    workers = _check_workers(
-        usable_cores() if workers == "all" else workers,
-        sub_solver,
-        stop,
-        deterministic,
-        complete_worker,
-    )
+    workers = _check_workers(workers, sub_solver, stop, deterministic, complete_worker)
     started = time.perf_counter()
-    _check_names(method, sub_solver)
-    if out is not None:
-        check_writable(out)
+    _check_names(method, sub_solver, out)
     config, method_options = _options(method, options)
     selector = _selector(selector, selector_options)
     problem, model = _load(instance)
@@ -470,11 +462,14 @@ def _selector(selector, options: dict | None) -> Selector:
     )
 
 
-def _check_names(method: str, sub_solver) -> None:
+def _check_names(method: str, sub_solver, out: str | Path | None) -> None:
+    """A known method and sub-solver name, and a writable ``out`` (if given), before any work."""
     if method not in METHODS:
         raise UnknownNameError("method", method, METHODS)
     if isinstance(sub_solver, str) and sub_solver not in SUB_SOLVERS:
         raise UnknownNameError("sub_solver", sub_solver, SUB_SOLVERS)
+    if out is not None:
+        check_writable(out)
 
 
 def _sub_solver(spec: str | SubSolver, run: _Run, fresh: bool = False) -> SubSolver:
@@ -507,7 +502,9 @@ def usable_cores() -> int:
 def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> int:
     """``workers``, checked: a positive integer; with several, the sub-solver is a name and
     ``stop`` can be sent to the worker processes; a complete worker needs a second, timed
-    worker."""
+    worker. ``"all"`` means one per usable core."""
+    if workers == "all":
+        workers = usable_cores()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgumentError(
             f"workers={workers!r} is invalid: expected an integer >= 1 or 'all'"

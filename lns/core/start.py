@@ -184,6 +184,7 @@ class _StallWatch:
         self.last: float | None = None
         self.lp_solved: float | None = None if wait_for_lp else -math.inf
         self.stopped = False
+        self.ended_by: int | None = None
         self._news = threading.Condition()
         self._forwarding = threading.Lock()
         self._done = False
@@ -210,9 +211,11 @@ class _StallWatch:
             self.lp_solved = when if self.lp_solved is None else self.lp_solved
             self._news.notify()
 
-    def end(self) -> None:
-        """End the watch (a racer's solve ended: the others are stopped)."""
+    def end(self, racer: int | None = None) -> None:
+        """End the watch (racer ``racer``'s solve ended: the others are stopped)."""
         with self._news:
+            if not self._done:
+                self.ended_by = racer
             self._done = True
             self._news.notify()
 
@@ -274,7 +277,7 @@ def race_until_stall(solvers: list[SubSolver], task: StartTask, rule: StallRule)
             finally:
                 ended = outcomes[i]
                 if i == 0 or ended is None or _ends_race(ended.status):
-                    watch.end()
+                    watch.end(i)
 
         others = [
             threading.Thread(target=race, args=(i,), name=f"lns-start-race-{i}", daemon=True)
@@ -285,7 +288,7 @@ def race_until_stall(solvers: list[SubSolver], task: StartTask, rule: StallRule)
         race(0)
         for thread in others:
             thread.join()
-    return _race_outcome(outcomes)
+    return _race_outcome(outcomes, watch.stopped or watch.ended_by not in (None, 0))
 
 
 def _ends_race(status: SolveStatus) -> bool:
@@ -294,9 +297,10 @@ def _ends_race(status: SolveStatus) -> bool:
     return status.proven or status is SolveStatus.TIME_LIMIT
 
 
-def _race_outcome(outcomes: list[SolveOutcome | None]) -> SolveOutcome:
+def _race_outcome(outcomes: list[SolveOutcome | None], race_stopped: bool) -> SolveOutcome:
     """The first racer's outcome with every racer's solutions, and a status as
-    :func:`race_until_stall` says."""
+    :func:`race_until_stall` says; ``race_stopped``: the race itself stopped the first racer
+    (its rule, or another racer's end)."""
     first = outcomes[0]
     assert first is not None, "the first racer runs in the calling thread"
     ended = [outcome for outcome in outcomes if outcome is not None]
@@ -307,8 +311,8 @@ def _race_outcome(outcomes: list[SolveOutcome | None]) -> SolveOutcome:
     status = first.status
     if proofs:
         status = proofs[0]
-    elif status is SolveStatus.INTERRUPTED and not outside_stop:
-        status = SolveStatus.TIME_LIMIT  # stopped by the rule, or as another racer ended
+    elif status is SolveStatus.INTERRUPTED and race_stopped and not outside_stop:
+        status = SolveStatus.TIME_LIMIT
     return dataclasses.replace(first, status=status, found=found)
 
 

@@ -1,10 +1,13 @@
-"""SCIP settings of the LNS sub-problems side by side (``LNSConfig.sub_mip``).
+"""SCIP settings of the LNS sub-problems side by side (``LNSConfig.sub_mip``), and the
+per-iteration time limit (``LNSConfig.iteration_time_limit``).
 
-Each instance runs random LNS once per setting (:data:`lns.core.scip_settings.SUB_MIP_SETTINGS`),
-the runs at the same time in separate processes (one core each), so that machine load hits them
-alike. Reported per instance: the primal integral (seconds, against the best of the ``.solu``
-value and the runs' final objectives), the final gap and the iterations; then per setting the
-shifted geometric mean (shift 1) of the integrals and the instances it was best on.
+Each instance runs random LNS once per variant: a setting of
+:data:`lns.core.scip_settings.SUB_MIP_SETTINGS` at an iteration time limit (every pair of
+``--settings`` and ``--iteration-time-limits``), the runs at the same time in separate processes,
+so that machine load hits them alike (more runs than cores share the cores evenly). Reported
+per instance: the primal integral (seconds, against the best of the ``.solu`` value and the
+runs' final objectives), the final gap and the iterations; then per variant the shifted
+geometric mean (shift 1) of the integrals and the instances it was best on.
 
 The default instances are the MIPLIB 2017 tuning part: of the 36 bundled instances that are
 feasible and were not used elsewhere, sorted by name, every 4th from the 3rd (the
@@ -12,6 +15,7 @@ feasible and were not used elsewhere, sorted by name, every 4th from the 3rd (th
 
     python benchmarks/sub_mip.py                                   # default vs fast, 60 s
     python benchmarks/sub_mip.py --settings default fast_presolving fast --instances air05
+    python benchmarks/sub_mip.py --settings fast --iteration-time-limits 2 5 10   # the rule
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from instances.bundled import resolve_instance
 from lns.api import solve
+from lns.core.config import LNSConfig
 from lns.core.metrics import best_found, primal_gap, primal_integral, shifted_geometric_mean
 from lns.core.scip_settings import SUB_MIP_SETTINGS
 from lns.core.solu import known_objective
@@ -31,8 +36,16 @@ TUNING = (
 )  # fmt: skip
 
 
-def run(path: str, setting: str, time_limit: float, seed: int) -> dict:
-    result = solve(path, "random", time_limit=time_limit, seed=seed, sub_mip=setting)
+def run(path: str, variant: tuple[str, float], time_limit: float, seed: int) -> dict:
+    setting, iteration_limit = variant
+    result = solve(
+        path,
+        "random",
+        time_limit=time_limit,
+        seed=seed,
+        sub_mip=setting,
+        iteration_time_limit=iteration_limit,
+    )
     assert result.problem is not None, "solve() gives its result the problem"
     return {
         "objective": result.objective,
@@ -42,9 +55,10 @@ def run(path: str, setting: str, time_limit: float, seed: int) -> dict:
     }
 
 
-def compare(path, settings, time_limit: float, seed: int, pool) -> dict:
-    """One instance: each setting's integral, gap and iterations."""
-    futures = {s: pool.submit(run, str(path), s, time_limit, seed) for s in settings}
+def compare(path, variants: dict, time_limit: float, seed: int, pool) -> dict:
+    """One instance: each variant's integral, gap and iterations (``variants``: name ->
+    (setting, iteration time limit))."""
+    futures = {s: pool.submit(run, str(path), v, time_limit, seed) for s, v in variants.items()}
     runs = {s: f.result() for s, f in futures.items()}
     finals = [r["objective"] for r in runs.values()] + [known_objective(path)]
     best = best_found(finals, next(iter(runs.values()))["sense"])
@@ -61,23 +75,28 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--settings", nargs="+", default=["default", "fast"], choices=list(SUB_MIP_SETTINGS)
     )
+    parser.add_argument(
+        "--iteration-time-limits", nargs="+", type=float, default=[LNSConfig.iteration_time_limit]
+    )
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    print(
-        "| instance | "
-        + " | ".join(f"{s} integral (gap, iterations)" for s in args.settings)
-        + " |"
-    )
-    print("|---|" + "---|" * len(args.settings))
+    several = len(args.iteration_time_limits) > 1
+    variants = {
+        (f"{s}, {t:g} s" if several else s): (s, t)
+        for s in args.settings
+        for t in args.iteration_time_limits
+    }
+    print("| instance | " + " | ".join(f"{v} integral (gap, iterations)" for v in variants) + " |")
+    print("|---|" + "---|" * len(variants))
     rows = []
-    with ProcessPoolExecutor(max_workers=len(args.settings)) as pool:
+    with ProcessPoolExecutor(max_workers=len(variants)) as pool:
         for name in args.instances:
-            row = compare(resolve_instance(name), args.settings, args.time_limit, args.seed, pool)
+            row = compare(resolve_instance(name), variants, args.time_limit, args.seed, pool)
             rows.append(row)
             cells = [f"{i:.2f} ({g:.4f}, {n})" for i, g, n in row.values()]
             print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
-    for setting in args.settings:
+    for setting in variants:
         integrals = [row[setting][0] for row in rows]
         wins = sum(row[setting][0] <= min(v[0] for v in row.values()) + 1e-9 for row in rows)
         print(

@@ -44,9 +44,17 @@ def problem_metadata(problem_class: str | None, n_variables: list, n_constraints
 
 
 def save_checkpoint(
-    path: str | Path, model: GATPolicy, training: dict | None = None, problem: dict | None = None
+    path: str | Path,
+    model: GATPolicy,
+    training: dict | None = None,
+    problem: dict | None = None,
+    features: dict | None = None,
 ) -> Path:
-    """Write ``model``, its configuration and ``problem`` (:func:`problem_metadata`) to ``path``."""
+    """Write ``model``, its configuration and ``problem`` (:func:`problem_metadata`) to ``path``.
+
+    ``features``: the :func:`learning.features.feature_spec` of the columns the model reads
+    (default: the base columns).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
@@ -62,7 +70,7 @@ def save_checkpoint(
             "format": CHECKPOINT_FORMAT,
             "model_class": type(model).__name__,
             "model_config": dict(model.config),
-            "features": feature_spec(),
+            "features": features or feature_spec(),
             "problem": dict(problem or problem_metadata(None, [], [])),
             "normalization": normalization,
             "state_dict": state,

@@ -10,7 +10,8 @@ than the rest of its start-up together: ``benchmarks/cl_lns_startup.py``).
 
 :func:`validate_checkpoint` holds the checks shared by this reader and
 :func:`learning.checkpoint.load_checkpoint` (the torch loader used for training): file format,
-feature schema (the column names of :func:`learning.features.feature_spec`) and model class.
+feature schema (the column names of :func:`learning.features.feature_spec`; the variable
+columns a checkpoint names are those the selector computes for it) and model class.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from learning.features import feature_spec
+from learning.features import spec_difference
 from lns.core.errors import LNSError
 
 CHECKPOINT_FORMAT = 1
@@ -119,32 +120,12 @@ def read_checkpoint(path: str | Path) -> dict:
     return checkpoint
 
 
-def _schema_difference(got: dict, expected: dict) -> str:
-    """The first difference between two feature specifications, in words."""
-    if got.get("version") != expected["version"]:
-        return (
-            f"features version {got.get('version')}, this code computes version "
-            f"{expected['version']}"
-        )
-    for block in ("variable", "constraint", "edge"):
-        names, wanted = list(got.get(block, [])), expected[block]
-        if names != wanted:
-            where = next(
-                (i for i, (a, b) in enumerate(zip(names, wanted, strict=False)) if a != b),
-                min(len(names), len(wanted)),
-            )
-            had = names[where] if where < len(names) else "nothing"
-            want = wanted[where] if where < len(wanted) else "nothing"
-            return (
-                f"{len(names)} {block} columns, this code computes {len(wanted)}; "
-                f"column {where} is "
-                f"{had}, expected {want}"
-            )
-    return ""
-
-
 def validate_checkpoint(checkpoint, path: str | Path) -> None:
     """Refuse a checkpoint of another format, feature schema or model class.
+
+    The feature schema must be one this code computes (:func:`learning.features.spec_difference`:
+    the version, the constraint and edge columns, known variable columns) and name as many
+    variable columns as the model reads.
 
     Raises
     ------
@@ -153,10 +134,17 @@ def validate_checkpoint(checkpoint, path: str | Path) -> None:
     """
     if not isinstance(checkpoint, dict) or checkpoint.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path}: not a checkpoint of format {CHECKPOINT_FORMAT}")
-    difference = _schema_difference(checkpoint.get("features") or {}, feature_spec())
+    features = checkpoint.get("features") or {}
+    difference = spec_difference(features)
     if difference:
         raise CheckpointError(
             f"{path}: feature schema does not match: trained on {difference}; retrain it"
+        )
+    width = (checkpoint.get("state_dict") or {}).get("variable_norm.mean")
+    if width is not None and len(width) != len(features["variable"]):
+        raise CheckpointError(
+            f"{path}: feature schema does not match: it names {len(features['variable'])} "
+            f"variable columns, its model reads {len(width)}; retrain it"
         )
     if checkpoint.get("model_class") not in MODEL_CLASSES:
         raise CheckpointError(

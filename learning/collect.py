@@ -30,13 +30,14 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from heuristics.local_branching import LocalBranching
-from learning.features import HISTORY_LENGTH, FeatureExtractor, feature_spec
+from learning.features import HISTORY_LENGTH, FeatureExtractor, resolve_columns, spec_difference
 from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
 from lns.core.loop import run_lns
@@ -260,7 +261,9 @@ class SampleRecorder(Callback):
         negatives, negative_gains, tries = find_negatives(
             problem, self.solver, incumbent, objective, base, best_gain, self.config, self.rng
         )
-        observation = self.extractor.observe(incumbent, state.history)
+        observation = self.extractor.observe(
+            incumbent, state.history, radius=size, time_limit=self.config.lp_time_limit
+        )
         self.samples.append(
             {
                 "variable_features": observation.variable_features,
@@ -300,12 +303,23 @@ def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -
     ]
 
 
-def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict:
-    """Run the LB expert on ``problem``; returns its samples (a dict of arrays and plain values)."""
+def collect_instance(
+    problem: Problem,
+    config: CollectConfig,
+    seed: int,
+    variable_columns: str | Sequence[str] = "base",
+) -> dict:
+    """Run the LB expert on ``problem``; returns its samples (a dict of arrays and plain values).
+
+    ``variable_columns`` (:func:`learning.features.resolve_columns`) are recorded; the Local
+    Branching LP columns are computed with the expert's radius of each sample.
+    """
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
     solver = ScipSubSolver(problem)
-    extractor = FeatureExtractor(problem, lp_time_limit=config.lp_time_limit)
+    extractor = FeatureExtractor(
+        problem, lp_time_limit=config.lp_time_limit, variable_columns=variable_columns
+    )
     incumbent = Incumbent(problem, began, history_length=HISTORY_LENGTH)
     solver.solve(
         time_limit=config.initial_time_limit,
@@ -316,7 +330,7 @@ def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict
     data = {
         "format": DATASET_FORMAT,
         "instance": problem.name,
-        "features": feature_spec(),
+        "features": extractor.spec,
         "settings": asdict(config),
         "seed": seed,
         "edge_index": extractor.edge_index,
@@ -330,32 +344,44 @@ def collect_instance(problem: Problem, config: CollectConfig, seed: int) -> dict
             config.initial_time_limit,
         )
     else:
-        recorder = SampleRecorder(solver, extractor, config, rng)
-        size_rule = AdaptiveSize(
-            len(problem.integer_indices),
-            config.initial_fraction,
-            config.growth,
-            config.max_fraction,
-            shrink=None,
-        )
-        stop = MaxIterations(config.iterations) | NoImprovement(iterations=config.max_failures)
-        expert = LocalBranching(**(config.expert or {}))
-        _, reason = run_lns(
-            problem,
-            expert,
-            ExpertStep(),
-            incumbent,
-            config=LNSConfig(),
-            rng=rng,
-            stop=stop,
-            callbacks=[recorder],
-            size_rule=size_rule,
-        )
-        if reason is StopReason.INTERRUPTED:  # an instance cut short must not be written as done
-            raise KeyboardInterrupt
-        data["samples"] = recorder.samples
+        data["samples"] = _expert_samples(problem, config, rng, solver, extractor, incumbent)
     data["collect_time"] = time.perf_counter() - began
     return data
+
+
+def _expert_samples(
+    problem: Problem,
+    config: CollectConfig,
+    rng: np.random.Generator,
+    solver: ScipSubSolver,
+    extractor: FeatureExtractor,
+    incumbent: Incumbent,
+) -> list:
+    """The samples of LNS with the LB expert from ``incumbent`` (:class:`SampleRecorder`)."""
+    recorder = SampleRecorder(solver, extractor, config, rng)
+    size_rule = AdaptiveSize(
+        len(problem.integer_indices),
+        config.initial_fraction,
+        config.growth,
+        config.max_fraction,
+        shrink=None,
+    )
+    stop = MaxIterations(config.iterations) | NoImprovement(iterations=config.max_failures)
+    expert = LocalBranching(**(config.expert or {}))
+    _, reason = run_lns(
+        problem,
+        expert,
+        ExpertStep(),
+        incumbent,
+        config=LNSConfig(),
+        rng=rng,
+        stop=stop,
+        callbacks=[recorder],
+        size_rule=size_rule,
+    )
+    if reason is StopReason.INTERRUPTED:  # an instance cut short must not be written as done
+        raise KeyboardInterrupt
+    return recorder.samples
 
 
 def _unique_positives(problem, improving, incumbent, best_gain, config) -> tuple[list, list]:
@@ -380,15 +406,23 @@ def instance_file(out_dir: str | Path, path: str | Path) -> Path:
     return Path(out_dir) / f"{instance_name(Path(path))}.pt"
 
 
-def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed: int) -> list[Path]:
+def collect_files(
+    paths: list,
+    out_dir: str | Path,
+    config: CollectConfig,
+    seed: int,
+    variable_columns: str | Sequence[str] = "base",
+) -> list[Path]:
     """Collect every instance in ``paths`` whose output file is not there yet; return the files
     written.
 
     The seed of an instance is derived from ``seed`` and its position, so that a rerun of an
-    interrupted collection reproduces the same samples.
+    interrupted collection reproduces the same samples. ``variable_columns``: the variable
+    feature columns recorded (``"base"``, ``"all"`` or names; :func:`collect_instance`).
     """
     import torch
 
+    variable_columns = resolve_columns(variable_columns)  # a bad name fails before any solve
     written = []
     for position, path in enumerate(paths):
         target = instance_file(out_dir, path)
@@ -397,7 +431,7 @@ def collect_files(paths: list, out_dir: str | Path, config: CollectConfig, seed:
             continue
         problem = read_problem(path)
         instance_seed = int(np.random.SeedSequence([seed, position]).generate_state(1)[0])
-        data = collect_instance(problem, config, seed=instance_seed)
+        data = collect_instance(problem, config, instance_seed, variable_columns)
         data["source"] = str(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".partial{os.getpid()}")
@@ -430,7 +464,7 @@ def _to_tensors(value):
 
 def load_instance_file(path: str | Path) -> dict:
     """Read one instance's samples (``torch.load(weights_only=True)``), checking the format and
-    features."""
+    features (:func:`learning.features.spec_difference`: any known variable columns)."""
     import torch
 
     from learning.checkpoint import CheckpointError
@@ -438,10 +472,9 @@ def load_instance_file(path: str | Path) -> dict:
     data = torch.load(Path(path), map_location="cpu", weights_only=True)
     if not isinstance(data, dict) or data.get("format") != DATASET_FORMAT:
         raise CheckpointError(f"{path}: not a CL-LNS sample file of format {DATASET_FORMAT}")
-    if data["features"] != feature_spec():
-        version = data["features"].get("version")
+    difference = spec_difference(data["features"])
+    if difference:
         raise CheckpointError(
-            f"{path}: collected with other features (version {version}, "
-            f"this code: {feature_spec()['version']}); collect again"
+            f"{path}: collected with other features ({difference}); collect again"
         )
     return data

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from learning.checkpoint_file import CheckpointError
 from learning.collect import load_instance_file
+from learning.features import BASE_VARIABLE_COLUMNS
 from learning.graph import make_graph
 
 
@@ -38,16 +41,35 @@ def instance_files(data_dir: str | Path) -> list[Path]:
     return files
 
 
-def load_samples(files: list, min_negatives: int = 1) -> list[Sample]:
-    """All samples of ``files`` with at least ``min_negatives`` negatives (InfoNCE needs one)."""
+def load_samples(
+    files: list, min_negatives: int = 1, variable_columns: Sequence[str] = BASE_VARIABLE_COLUMNS
+) -> list[Sample]:
+    """All samples of ``files`` with at least ``min_negatives`` negatives (InfoNCE needs one).
+
+    Their graphs hold the ``variable_columns`` of the collected ones, in that order, so that a
+    model can be trained on a subset of the collected columns.
+
+    Raises
+    ------
+    learning.checkpoint_file.CheckpointError
+        A file was collected without one of ``variable_columns``.
+    """
     samples = []
     for path in files:
         data = load_instance_file(path)
+        collected = list(data["features"]["variable"])
+        missing = [name for name in variable_columns if name not in collected]
+        if missing:
+            raise CheckpointError(
+                f"{path}: collected without the variable column {missing[0]}; collect with "
+                "features=all (or train on the columns it has)"
+            )
+        index = [collected.index(name) for name in variable_columns]
         for s in data["samples"]:
             if len(s["negatives"]) < min_negatives or len(s["positives"]) == 0:
                 continue
             graph = make_graph(
-                s["variable_features"],
+                s["variable_features"][:, index],
                 s["constraint_features"],
                 data["edge_index"],
                 data["edge_features"],

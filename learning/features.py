@@ -12,27 +12,39 @@ Gasse et al. (NeurIPS 2019) and Khalil et al. (AAAI 2016), computed without Ecol
 
 Static columns are computed once in :class:`FeatureExtractor` (``__init__``); the dynamic
 columns (incumbent, last three incumbents, slack at the incumbent) are filled in by
-:meth:`FeatureExtractor.observe` each LNS iteration, which costs ``O(n + nnz)``.
+:meth:`FeatureExtractor.observe` each LNS iteration, which costs ``O(n + nnz)``. Beyond these
+base columns, :class:`ExtraVarFeature` names variable columns computed only when asked for: the
+root LP's basis status, and the LP relaxation of the Local Branching problem around the
+incumbent (the LP of LB-RELAX, hot-started from one observation to the next), with its value for
+each of the last three incumbents (the paper's third history slot).
 
 Scales: objective coefficients, reduced costs and duals are divided by ``max |c|``; row
 data are divided by the row's Euclidean norm; values that can be arbitrarily large
 (bounds, LP and incumbent values) pass through ``sign(x) log(1 + |x|)``. The model
 additionally standardises each column with statistics of its training set.
 
-The columns are named by :class:`VarFeature`, :class:`ConsFeature` and :class:`EdgeFeature`;
-a checkpoint stores the names so that a model is never fed columns it was not trained on.
+The columns are named by :class:`VarFeature` (and :class:`ExtraVarFeature`),
+:class:`ConsFeature` and :class:`EdgeFeature`; a checkpoint stores the names (:func:`feature_spec`)
+so that a model is fed exactly the columns it was trained on.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from lns.core.errors import UnknownNameError
+from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.problem import BINARY, CONTINUOUS, INTEGER, Problem
+
+if TYPE_CHECKING:
+    from heuristics.lb_relax import DistanceLP
 
 #: Bumped whenever a column changes meaning; checkpoints record it.
 FEATURE_VERSION = 1
@@ -71,6 +83,27 @@ class VarFeature(IntEnum):
     HISTORY_3_VALUE = 24
 
 
+class ExtraVarFeature(IntEnum):
+    """Variable columns beyond :class:`VarFeature`, computed only when asked for by name.
+
+    Numbered after :class:`VarFeature` (``VARIABLE_COLUMNS[f] == f.name``). The first three come
+    from the root LP's optimal basis (HiGHS); the others from the LP relaxation of the Local
+    Branching problem around the incumbent, ``min c x`` over the problem's rows and bounds with
+    ``sum_{j integer} |x_j - x*_j| <= k`` (the LP that the ``lb_relax`` selector solves,
+    :class:`heuristics.lb_relax.DistanceLP`), whose solution is ``x_lb``.
+    """
+
+    LP_BASIS_BASIC = 25  # root LP basis status of the column (Gasse): basic
+    LP_BASIS_LOWER = 26  # nonbasic at its lower bound
+    LP_BASIS_UPPER = 27  # nonbasic at its upper bound
+    LB_LP_VALUE = 28  # slog(x_lb), dynamic from here on
+    LB_LP_DELTA = 29  # |x_lb - x*| for integer variables (LB-RELAX's Δ), 0 for continuous ones
+    LB_LP_REDUCED_COST = 30  # reduced cost in the LB LP / max|c| (minimisation sense)
+    HISTORY_1_LB_VALUE = 31  # slog(x_lb) of the LB LP solved when that incumbent was current
+    HISTORY_2_LB_VALUE = 32
+    HISTORY_3_LB_VALUE = 33
+
+
 class ConsFeature(IntEnum):
     """Columns of the constraint feature matrix; each node is a row ``a x <= b``."""
 
@@ -96,16 +129,117 @@ class EdgeFeature(IntEnum):
 
 VAR_DYNAMIC_START = VarFeature.INCUMBENT
 CONS_DYNAMIC_START = ConsFeature.INCUMBENT_SLACK
+#: The variable columns of the shipped models, and of any extractor not told otherwise.
+BASE_VARIABLE_COLUMNS = tuple(f.name for f in VarFeature)
+#: Every variable column this code computes, in the order of the ``all`` selection.
+VARIABLE_COLUMNS = BASE_VARIABLE_COLUMNS + tuple(f.name for f in ExtraVarFeature)
+#: Named selections of variable columns (:func:`resolve_columns`).
+COLUMN_SETS = {"base": BASE_VARIABLE_COLUMNS, "all": VARIABLE_COLUMNS}
+_BASIS_COLUMNS = (
+    ExtraVarFeature.LP_BASIS_BASIC,
+    ExtraVarFeature.LP_BASIS_LOWER,
+    ExtraVarFeature.LP_BASIS_UPPER,
+)
+_LB_HISTORY_COLUMNS = tuple(ExtraVarFeature[f"HISTORY_{i + 1}_LB_VALUE"] for i in range(3))
+#: Columns that need the Local Branching LP at each observation.
+LB_LP_COLUMNS = frozenset(
+    f.name
+    for f in (
+        ExtraVarFeature.LB_LP_VALUE,
+        ExtraVarFeature.LB_LP_DELTA,
+        ExtraVarFeature.LB_LP_REDUCED_COST,
+        *_LB_HISTORY_COLUMNS,
+    )
+)
 
 
-def feature_spec() -> dict:
-    """Plain description of the columns, stored in checkpoints and compared when loading."""
+def resolve_columns(selection: str | Sequence[str] = "base") -> tuple[str, ...]:
+    """The variable column names of a selection, in order.
+
+    Parameters
+    ----------
+    selection : str or sequence of str
+        A name of :data:`COLUMN_SETS` (``"base"``: the 25 columns of :class:`VarFeature`;
+        ``"all"``: those and :class:`ExtraVarFeature`), or column names of
+        :data:`VARIABLE_COLUMNS` in the order wanted.
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown selection or column name.
+    ValueError
+        No column, or one named twice.
+    """
+    if isinstance(selection, str):
+        if selection not in COLUMN_SETS:
+            raise UnknownNameError("variable column selection", selection, COLUMN_SETS)
+        return COLUMN_SETS[selection]
+    columns = tuple(str(name) for name in selection)
+    for name in columns:
+        if name not in VARIABLE_COLUMNS:
+            raise UnknownNameError("variable column", name, VARIABLE_COLUMNS)
+    if not columns or len(set(columns)) < len(columns):
+        raise ValueError(f"variable columns must be distinct and at least one, got {columns}")
+    return columns
+
+
+def uses_lb_lp(columns: Sequence[str]) -> bool:
+    """Whether ``columns`` need the Local Branching LP (its values then depend on its radius)."""
+    return not LB_LP_COLUMNS.isdisjoint(columns)
+
+
+def feature_spec(columns: Sequence[str] = BASE_VARIABLE_COLUMNS) -> dict:
+    """Plain description of the columns, stored in checkpoints and compared when loading.
+
+    ``columns``: the variable columns used, in order (the constraint and edge blocks are fixed).
+    """
     return {
         "version": FEATURE_VERSION,
-        "variable": [f.name for f in VarFeature],
+        "variable": list(columns),
         "constraint": [f.name for f in ConsFeature],
         "edge": [f.name for f in EdgeFeature],
     }
+
+
+def _block_difference(block: str, names: list, wanted: list) -> str:
+    """The first difference between two lists of column names, in words ('' if equal)."""
+    if names == wanted:
+        return ""
+    where = next(
+        (i for i, (a, b) in enumerate(zip(names, wanted, strict=False)) if a != b),
+        min(len(names), len(wanted)),
+    )
+    had = names[where] if where < len(names) else "nothing"
+    want = wanted[where] if where < len(wanted) else "nothing"
+    return (
+        f"{len(names)} {block} columns, this code computes {len(wanted)}; "
+        f"column {where} is {had}, expected {want}"
+    )
+
+
+def spec_difference(spec: dict) -> str:
+    """How a stored :func:`feature_spec` differs from what this code computes, in words.
+
+    The version and the constraint and edge columns must be this code's; the variable columns
+    may be any distinct names of :data:`VARIABLE_COLUMNS`, in any order. ``''`` when it fits.
+    """
+    if spec.get("version") != FEATURE_VERSION:
+        return (
+            f"features version {spec.get('version')}, this code computes version {FEATURE_VERSION}"
+        )
+    names = [str(name) for name in spec.get("variable", [])]
+    unknown = [(i, name) for i, name in enumerate(names) if name not in VARIABLE_COLUMNS]
+    if unknown:
+        where, name = unknown[0]
+        return f"variable column {name} (column {where}), which this code does not compute"
+    if not names or len(set(names)) < len(names):
+        return f"variable columns {names}: they must be distinct and at least one"
+    current = feature_spec()
+    for block in ("constraint", "edge"):
+        difference = _block_difference(block, list(spec.get(block, [])), current[block])
+        if difference:
+            return difference
+    return ""
 
 
 def slog(x):
@@ -138,12 +272,15 @@ class RootLP:
     """The LP relaxation's solution in the split-row form ``A' x <= b'``.
 
     ``ok`` is False when HiGHS found no optimal LP solution; the LP columns are then zero.
+    ``basis``, shape (n, 3), flags each variable as basic, nonbasic at its lower bound or at its
+    upper bound in the optimal basis (``None`` when not asked for or HiGHS has no basis).
     """
 
     x: np.ndarray
     reduced_costs: np.ndarray
     duals: np.ndarray
     ok: bool
+    basis: np.ndarray | None = None
 
 
 def split_rows(problem: Problem) -> tuple:
@@ -176,18 +313,20 @@ def solve_root_lp(
     lower_rows: np.ndarray,
     time_limit: float,
     cancel: threading.Event | None = None,
+    basis: bool = False,
 ) -> RootLP:
     """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS), minimisation sense, split rows;
-    ``cancel``, set by another thread, ends the solve (its columns are then zero).
+    ``cancel``, set by another thread, ends the solve (its columns are then zero); ``basis``
+    reads the optimal basis too (``RootLP.basis``).
 
     A row's dual ``d`` (minimisation sense) is ``<= 0`` when its upper side binds and ``>= 0``
     when its lower side does; its ``a x <= u`` node gets ``min(d, 0)`` and its ``-a x <= -l``
     node ``-max(d, 0)``, both ``<= 0`` like the duals of ``<=`` rows of a minimisation.
     """
     # scipy.optimize, imported late: learning.selector starts it in the background
-    from lns.core.lp import solve_lp
+    from lns.core.lp import BASIS_BASIC, BASIS_LOWER, BASIS_UPPER, solve_lp
 
-    lp = solve_lp(problem, time_limit=time_limit, cancel=cancel)
+    lp = solve_lp(problem, time_limit=time_limit, cancel=cancel, basis=basis)
     n = problem.n_vars
     if not lp.optimal:
         return RootLP(np.zeros(n), np.zeros(n), np.zeros(len(upper_rows) + len(lower_rows)), False)
@@ -196,7 +335,16 @@ def solve_root_lp(
     split_duals = np.concatenate(
         [np.minimum(duals[upper_rows], 0.0), -np.maximum(duals[lower_rows], 0.0)]
     )
-    return RootLP(lp.x[:n], sign * lp.reduced_costs[:n], split_duals, True)
+    status = None
+    if lp.column_basis is not None:
+        status = lp.column_basis[:n, None] == np.array([BASIS_BASIC, BASIS_LOWER, BASIS_UPPER])
+    return RootLP(lp.x[:n], sign * lp.reduced_costs[:n], split_duals, True, status)
+
+
+def default_radius(problem: Problem) -> int:
+    """The Local Branching radius ``k`` of an observation given none: the first neighborhood size
+    of the LNS loop with its default settings (20% of the integer variables, at least 1)."""
+    return AdaptiveSize(len(problem.integer_indices)).size
 
 
 class FeatureExtractor:
@@ -206,9 +354,23 @@ class FeatureExtractor:
     ----------
     problem : Problem
     lp_time_limit : float
-        Seconds for the root LP.
+        Seconds for the root LP, and for each Local Branching LP that :meth:`observe` is given
+        no limit for.
     cancel : threading.Event, optional
         Set by another thread, it ends the root LP (:func:`solve_root_lp`).
+    variable_columns : str or sequence of str
+        The variable columns to compute, in order (:func:`resolve_columns`: ``"base"``, ``"all"``
+        or names of :data:`VARIABLE_COLUMNS`). The root LP's basis is read only for the
+        ``LP_BASIS_*`` columns, the Local Branching LP solved only for :data:`LB_LP_COLUMNS`.
+
+    Attributes
+    ----------
+    variable_columns : tuple of str
+        The names of the columns of ``Observation.variable_features``.
+    spec : dict
+        :func:`feature_spec` of these columns, stored with anything computed from them.
+    uses_lb_lp : bool
+        Whether :meth:`observe` solves the Local Branching LP (its radius then matters).
     """
 
     def __init__(
@@ -216,12 +378,20 @@ class FeatureExtractor:
         problem: Problem,
         lp_time_limit: float = 60.0,
         cancel: threading.Event | None = None,
+        variable_columns: str | Sequence[str] = "base",
     ):
         self.problem = problem
+        self.lp_time_limit = lp_time_limit
+        self.variable_columns = resolve_columns(variable_columns)
+        self.spec = feature_spec(self.variable_columns)
+        self.uses_lb_lp = uses_lb_lp(self.variable_columns)
+        self._column_index = np.array([VARIABLE_COLUMNS.index(c) for c in self.variable_columns])
         matrix, rhs, is_equality, is_lower_side, upper_rows, lower_rows = split_rows(problem)
         self.matrix = matrix
         self.rhs = rhs
-        self.lp = solve_root_lp(problem, upper_rows, lower_rows, lp_time_limit, cancel)
+        basis = not {f.name for f in _BASIS_COLUMNS}.isdisjoint(self.variable_columns)
+        self.lp = solve_root_lp(problem, upper_rows, lower_rows, lp_time_limit, cancel, basis)
+        self.objective_scale = max(np.abs(problem.min_objective).max(initial=0.0), 1e-12)
         row_norm = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
         self.row_norm = np.where(row_norm > 0, row_norm, 1.0)
         coo = matrix.tocoo()
@@ -232,12 +402,14 @@ class FeatureExtractor:
         ).astype(np.float32)
         self.var_static = self._variable_static(coo, normalized)
         self.cons_static = self._constraint_static(is_equality, is_lower_side)
+        self._lb_lp: DistanceLP | None = None  # built by the first observation that needs it
+        self._lb_values: dict[bytes, np.ndarray] = {}  # x_lb of the last incumbents, by bytes
 
     def _variable_static(self, coo: sp.coo_matrix, normalized: np.ndarray) -> np.ndarray:
-        p, lp = self.problem, self.lp
+        """Every column of :data:`VARIABLE_COLUMNS`, the dynamic ones zero."""
+        p, lp, scale = self.problem, self.lp, self.objective_scale
         n = p.n_vars
-        scale = max(np.abs(p.min_objective).max(initial=0.0), 1e-12)
-        features = np.zeros((n, len(VarFeature)), dtype=np.float64)
+        features = np.zeros((n, len(VARIABLE_COLUMNS)), dtype=np.float64)
         features[:, VarFeature.OBJECTIVE] = p.min_objective / scale
         features[:, VarFeature.IS_BINARY] = p.var_types == BINARY
         features[:, VarFeature.IS_INTEGER] = p.var_types == INTEGER
@@ -262,6 +434,8 @@ class FeatureExtractor:
             features[:, VarFeature.LP_AT_UPPER] = has_upper & (
                 np.abs(lp.x - np.where(has_upper, p.upper, 0)) < _TIGHT_TOL
             )
+        if lp.basis is not None:
+            features[:, _BASIS_COLUMNS] = lp.basis
         features[:, VarFeature.REDUCED_COST] = lp.reduced_costs / scale
         degree = np.bincount(coo.col, minlength=n)
         features[:, VarFeature.DEGREE] = degree / max(degree.max(initial=0), 1)
@@ -285,7 +459,6 @@ class FeatureExtractor:
         m = matrix.shape[0]
         c = p.min_objective
         c_norm = np.linalg.norm(c)
-        scale = max(np.abs(c).max(initial=0.0), 1e-12)
         features = np.zeros((m, len(ConsFeature)), dtype=np.float64)
         features[:, ConsFeature.RHS] = self.rhs / self.row_norm
         features[:, ConsFeature.IS_EQUALITY] = is_equality
@@ -295,30 +468,99 @@ class FeatureExtractor:
         )
         degree = np.diff(matrix.indptr)
         features[:, ConsFeature.DEGREE] = degree / max(degree.max(initial=0), 1)
-        features[:, ConsFeature.LP_DUAL] = lp.duals * self.row_norm / scale
+        features[:, ConsFeature.LP_DUAL] = lp.duals * self.row_norm / self.objective_scale
         if lp.ok:
             slack = (self.rhs - matrix @ lp.x) / self.row_norm
             features[:, ConsFeature.LP_SLACK] = slog(slack)
             features[:, ConsFeature.LP_TIGHT] = np.abs(slack) < _TIGHT_TOL
         return features.astype(np.float32)
 
-    def observe(self, incumbent: np.ndarray, history: list | tuple = ()) -> Observation:
+    def observe(
+        self,
+        incumbent: np.ndarray,
+        history: Sequence[np.ndarray] = (),
+        radius: float | None = None,
+        time_limit: float | None = None,
+    ) -> Observation:
         """The graph at ``incumbent`` with up to :data:`HISTORY_LENGTH` earlier incumbents.
 
-        ``history`` lists the earlier incumbents, most recent first. Only the dynamic columns are
-        computed; the static ones are copied.
+        Only the dynamic columns are computed; the static ones are copied.
+
+        Parameters
+        ----------
+        incumbent : numpy.ndarray, shape (n,)
+        history : sequence of numpy.ndarray
+            The earlier incumbents, most recent first.
+        radius : float, optional
+            ``k`` of the Local Branching LP (:data:`LB_LP_COLUMNS` only): the iteration's
+            neighborhood size, which is the radius of the ``lb_relax`` selector and of the
+            collection's Local Branching expert. ``None``: :func:`default_radius`.
+        time_limit : float, optional
+            Seconds for the Local Branching LP (``None``: ``lp_time_limit``); when it is not
+            solved, its columns are zero.
         """
         incumbent = np.asarray(incumbent, dtype=np.float64)
+        history = [np.asarray(h, dtype=np.float64) for h in list(history)[:HISTORY_LENGTH]]
         variables = self.var_static.copy()
         variables[:, VarFeature.INCUMBENT] = slog(incumbent)
         variables[:, VarFeature.INCUMBENT_LP_DISTANCE] = slog(np.abs(incumbent - self.lp.x))
-        for i, earlier in enumerate(list(history)[:HISTORY_LENGTH]):
+        for i, earlier in enumerate(history):
             variables[:, VarFeature[f"HISTORY_{i + 1}_PRESENT"]] = 1.0
-            variables[:, VarFeature[f"HISTORY_{i + 1}_VALUE"]] = slog(
-                np.asarray(earlier, dtype=np.float64)
-            )
+            variables[:, VarFeature[f"HISTORY_{i + 1}_VALUE"]] = slog(earlier)
+        if self.uses_lb_lp:
+            self._local_branching_columns(variables, incumbent, history, radius, time_limit)
         constraints = self.cons_static.copy()
         slack = (self.rhs - self.matrix @ incumbent) / self.row_norm
         constraints[:, ConsFeature.INCUMBENT_SLACK] = slog(slack)
         constraints[:, ConsFeature.INCUMBENT_TIGHT] = np.abs(slack) < _TIGHT_TOL
-        return Observation(variables, constraints, self.edge_index, self.edge_features)
+        return Observation(
+            np.take(variables, self._column_index, axis=1),
+            constraints,
+            self.edge_index,
+            self.edge_features,
+        )
+
+    def _local_branching_columns(
+        self,
+        variables: np.ndarray,
+        incumbent: np.ndarray,
+        history: list,
+        radius: float | None,
+        time_limit: float | None,
+    ) -> None:
+        """Fill the Local Branching LP's columns of ``variables`` (all of :data:`VARIABLE_COLUMNS`).
+
+        The LP is kept in HiGHS and hot-started from the previous observation's basis
+        (:class:`heuristics.lb_relax.DistanceLP`). Its solution at ``incumbent`` is kept while
+        ``incumbent`` is one of the last :data:`HISTORY_LENGTH` incumbents: the history
+        columns read it there, so no LP is solved for them (an incumbent never observed, such
+        as one of the start, or whose LP failed, leaves its slot zero).
+        """
+        from heuristics.lb_relax import DistanceLP
+        from heuristics.local_branching import Distance
+
+        problem = self.problem
+        if self._lb_lp is None:
+            self._lb_lp = DistanceLP(problem)
+        lp = self._lb_lp.solve(
+            Distance.to(problem, incumbent),
+            default_radius(problem) if radius is None else radius,
+            self.lp_time_limit if time_limit is None else time_limit,
+        )
+        kept = {earlier.tobytes() for earlier in history}
+        self._lb_values = {key: x for key, x in self._lb_values.items() if key in kept}
+        if lp.optimal:
+            x = lp.x[: problem.n_vars]
+            self._lb_values[incumbent.tobytes()] = x
+            sign = 1.0 if problem.sense == "minimize" else -1.0
+            variables[:, ExtraVarFeature.LB_LP_VALUE] = slog(x)
+            variables[:, ExtraVarFeature.LB_LP_DELTA] = np.where(
+                problem.integer_mask, np.abs(x - incumbent), 0.0
+            )
+            variables[:, ExtraVarFeature.LB_LP_REDUCED_COST] = (
+                sign * lp.reduced_costs[: problem.n_vars] / self.objective_scale
+            )
+        for column, earlier in zip(_LB_HISTORY_COLUMNS, history, strict=False):
+            stored = self._lb_values.get(earlier.tobytes())
+            if stored is not None:
+                variables[:, column] = slog(stored)

@@ -32,9 +32,9 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from learning.checkpoint_file import CheckpointError, read_checkpoint
-from learning.features import FeatureExtractor, Observation
+from learning.features import BASE_VARIABLE_COLUMNS, FeatureExtractor, Observation, uses_lb_lp
 from learning.inference import GraphCache, NumpyPolicy
-from learning.problem_class import detect_class
+from learning.problem_class import DetectedClass, detect_class
 from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
 from lns.core.selection import Neighborhood, SearchState, Selector
@@ -123,14 +123,17 @@ class _Prefetch(threading.Thread):
     Attributes
     ----------
     problem : Problem
+    columns : tuple of str
+        The variable columns of the extractor (the checkpoint's).
     extractor : FeatureExtractor or None
         The static features, once computed.
     cancel : threading.Event
     """
 
-    def __init__(self, problem: Problem, modules: tuple, lp_time_limit: float):
+    def __init__(self, problem: Problem, modules: tuple, lp_time_limit: float, columns: tuple):
         super().__init__(name="cl_lns prefetch", daemon=True)
         self.problem, self.modules, self.lp_time_limit = problem, modules, lp_time_limit
+        self.columns = columns
         self.extractor: FeatureExtractor | None = None
         self.cancel = threading.Event()
         _RUNNING.add(self)
@@ -139,7 +142,9 @@ class _Prefetch(threading.Thread):
         try:
             for module in self.modules:
                 importlib.import_module(module)
-            self.extractor = FeatureExtractor(self.problem, self.lp_time_limit, self.cancel)
+            self.extractor = FeatureExtractor(
+                self.problem, self.lp_time_limit, self.cancel, self.columns
+            )
         except Exception:  # noqa: BLE001 - the first call computes them again and reports it
             log.debug("cl_lns: prefetching the features of %s failed", self.problem.name)
 
@@ -187,8 +192,12 @@ class CLLNS(Selector):
     include the root LP) and ``"cached"``. The network's input depends only on the problem, the
     incumbent and the incumbent history, so after an iteration that did not improve, the scores
     are those of the previous call: they are reused (``"cached"``: True) instead of being
-    computed again. When the deadline passes (or Ctrl-C arrives) before the scores are ready,
-    the call returns an empty neighborhood with ``info["stopped"]`` set; the loop then stops.
+    computed again. A checkpoint's variable columns (``features`` of the file) are those
+    computed: with the Local Branching LP columns (:data:`learning.features.LB_LP_COLUMNS`), the
+    input also depends on the neighborhood size, that LP's radius, so a call at another size
+    solves the LP again (hot-started) and scores again. When the deadline passes (or Ctrl-C
+    arrives) before the scores are ready, the call returns an empty neighborhood with
+    ``info["stopped"]`` set; the loop then stops.
     """
 
     name = "cl_lns"
@@ -217,13 +226,14 @@ class CLLNS(Selector):
         self.checkpoint: Path | None = None
         self._policy: NumpyPolicy | None = None
         self._trained_on: dict = {}
+        self._columns: tuple = BASE_VARIABLE_COLUMNS
         if checkpoint is not None:
             self._load(resolve_checkpoint(checkpoint))
         self._problem: Problem | None = None
         self._checked: Problem | None = None
         self._extractor: FeatureExtractor | None = None
         self._graph: GraphCache | None = None
-        self._cache: tuple[list[np.ndarray], np.ndarray] | None = None
+        self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
     def __getstate__(self) -> dict:
@@ -243,9 +253,12 @@ class CLLNS(Selector):
         self.checkpoint = path
         self._policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
         self._trained_on = dict(checkpoint.get("problem") or {})
+        self._columns = tuple(checkpoint["features"]["variable"])
 
     def check(self, problem: Problem) -> None:
         """Match the model to ``problem`` before solving: pick a shipped one, or warn on a mismatch.
+
+        Then starts the thread that computes the static features of the model's columns.
 
         Raises
         ------
@@ -255,27 +268,37 @@ class CLLNS(Selector):
         self._checked = problem
         if self.prefetch is not None:
             self.prefetch.cancel.set()  # an earlier problem's
-        self.prefetch = _Prefetch(problem, self.background_imports, self.lp_time_limit)
-        self.prefetch.start()
         detected = detect_class(problem)
         if self.requested is None:
-            models = shipped_models()
-            if detected.name not in models:
-                raise CheckpointError(
-                    f"cl_lns: no shipped model fits {problem.name}: it looks like "
-                    f"{detected.name or 'none of the CL-LNS classes'} ({detected.reason}); shipped "
-                    f"models are for {sorted(models)}; train one (lns-collect, lns-train) and pass "
-                    "selector.checkpoint=PATH"
-                )
-            if self.checkpoint != models[detected.name]:
-                self._load(models[detected.name])
-            log.info(
-                "%s: cl_lns uses the shipped %s model (%s)",
-                problem.name,
-                detected.name,
-                detected.reason,
+            self._use_shipped_model(problem, detected)
+        else:
+            self._warn_if_other_class(problem, detected)
+        self.prefetch = _Prefetch(
+            problem, self.background_imports, self.lp_time_limit, self._columns
+        )
+        self.prefetch.start()
+
+    def _use_shipped_model(self, problem: Problem, detected: DetectedClass) -> None:
+        """Load the shipped model of the ``detected`` class, or raise :class:`CheckpointError`."""
+        models = shipped_models()
+        if detected.name not in models:
+            raise CheckpointError(
+                f"cl_lns: no shipped model fits {problem.name}: it looks like "
+                f"{detected.name or 'none of the CL-LNS classes'} ({detected.reason}); shipped "
+                f"models are for {sorted(models)}; train one (lns-collect, lns-train) and pass "
+                "selector.checkpoint=PATH"
             )
-            return
+        if self.checkpoint != models[detected.name]:
+            self._load(models[detected.name])
+        log.info(
+            "%s: cl_lns uses the shipped %s model (%s)",
+            problem.name,
+            detected.name,
+            detected.reason,
+        )
+
+    def _warn_if_other_class(self, problem: Problem, detected: DetectedClass) -> None:
+        """Warn when the checkpoint records no class, or another than ``detected``."""
         trained = self._trained_on.get("class")
         if trained is None:
             log.warning(
@@ -316,52 +339,69 @@ class CLLNS(Selector):
             return "interrupted"
         return "time_limit" if state.time_left() <= 0 else None
 
-    def _static_features(self, state: SearchState) -> FeatureExtractor:
-        """The static features, with the root LP limited to the time left."""
-        limit = max(0.01, min(self.lp_time_limit, state.time_left()))
-        return _logged(FeatureExtractor(state.problem, lp_time_limit=limit), limit)
+    def _lp_limit(self, state: SearchState) -> float:
+        """Seconds for an LP of the features: ``lp_time_limit``, clipped to the time left."""
+        return max(0.01, min(self.lp_time_limit, state.time_left()))
 
-    def scores(self, state: SearchState) -> np.ndarray | None:
+    def _static_features(self, state: SearchState) -> FeatureExtractor | None:
+        """The static features: the prefetch's, or computed with the root LP limited to the time
+        left. ``None`` when the deadline passed or Ctrl-C arrived while waiting for them."""
+        prefetch = self.prefetch
+        assert prefetch is not None, "check() starts the prefetch"
+        prefetch.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
+        if self._stopped(state):
+            prefetch.cancel.set()
+            return None
+        if prefetch.problem is state.problem and prefetch.extractor is not None:
+            return _logged(prefetch.extractor, self.lp_time_limit)
+        limit = self._lp_limit(state)
+        extractor = FeatureExtractor(
+            state.problem, lp_time_limit=limit, variable_columns=self._columns
+        )
+        return _logged(extractor, limit)
+
+    def scores(self, state: SearchState, size: int | None = None) -> np.ndarray | None:
         """Scores in (0, 1) of every variable of ``state.problem`` at the incumbent, shape (n,).
 
+        ``size``, the call's neighborhood size, is the radius of the Local Branching LP when the
+        checkpoint reads its columns (:meth:`FeatureExtractor.observe`; ignored otherwise).
         ``None`` when the deadline passed or Ctrl-C arrived before they were ready.
         """
         if self._problem is not state.problem:
             self.setup(state.problem)
         inputs = [state.incumbent, *state.history]
-        cached = self._cached_scores(inputs)
+        radius = size if uses_lb_lp(self._columns) else None
+        cached = self._cached_scores(inputs, radius)
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": cached is not None}
         if cached is not None:
             return cached
         began = time.perf_counter()
         if self._extractor is None:
-            prefetch = self.prefetch
-            assert prefetch is not None, "check() starts the prefetch"
-            prefetch.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
-            if self._stopped(state):
-                prefetch.cancel.set()
+            self._extractor = self._static_features(state)
+            if self._extractor is None:
                 return None
-            if prefetch.problem is state.problem and prefetch.extractor is not None:
-                self._extractor = _logged(prefetch.extractor, self.lp_time_limit)
-            else:
-                self._extractor = self._static_features(state)
-        observation = self._extractor.observe(state.incumbent, state.history)
+        observation = self._extractor.observe(
+            state.incumbent, state.history, radius, time_limit=self._lp_limit(state)
+        )
         self._last["feature_time"] = time.perf_counter() - began
         if self._stopped(state):
             return None
         began = time.perf_counter()
         scores = self._infer(state.problem, self._extractor, observation)
         self._last["inference_time"] = time.perf_counter() - began
-        self._cache = ([np.array(a, copy=True) for a in inputs], scores)
+        self._cache = ([np.array(a, copy=True) for a in inputs], radius, scores)
         return scores.copy()
 
-    def _cached_scores(self, inputs: list[np.ndarray]) -> np.ndarray | None:
-        """A copy of the last scores if they were computed at the same ``inputs``, else ``None``."""
+    def _cached_scores(self, inputs: list[np.ndarray], radius: int | None) -> np.ndarray | None:
+        """A copy of the last scores if they were computed at the same ``inputs`` and Local
+        Branching ``radius``, else ``None``."""
         if self._cache is None:
             return None
-        previous, scores = self._cache
-        if len(previous) != len(inputs) or not all(
-            np.array_equal(a, b) for a, b in zip(previous, inputs, strict=True)
+        previous, previous_radius, scores = self._cache
+        if (
+            previous_radius != radius
+            or len(previous) != len(inputs)
+            or not all(np.array_equal(a, b) for a, b in zip(previous, inputs, strict=True))
         ):
             return None
         return scores.copy()
@@ -385,7 +425,7 @@ class CLLNS(Selector):
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
-        scores = None if self._stopped(state) else self.scores(state)
+        scores = None if self._stopped(state) else self.scores(state, size)
         info = {"sampled": False, **self._last}
         if scores is None:
             return Neighborhood(

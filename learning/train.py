@@ -21,7 +21,7 @@ from torch_geometric.data import Batch
 
 from learning.checkpoint import problem_metadata, save_checkpoint
 from learning.dataset import instance_files, load_samples, normalization_stats, split_files
-from learning.features import ConsFeature, EdgeFeature, VarFeature
+from learning.features import ConsFeature, EdgeFeature, feature_spec, resolve_columns
 from learning.loss import loss_function
 from learning.model import GATPolicy
 from learning.problem_class import CLASSES
@@ -59,6 +59,10 @@ class TrainConfig:
         The class of the training instances (:data:`learning.problem_class.CLASSES`), recorded in
         the checkpoint with the sizes of the training graphs; ``cl_lns`` picks shipped models by it
         and warns when a problem does not look like it. ``None``: not recorded.
+    features : str or list of str
+        The variable columns the model reads, among those collected
+        (:func:`learning.features.resolve_columns`: ``"base"``, ``"all"`` or names, in order);
+        recorded in the checkpoint, whose selector then computes exactly these.
     """
 
     epochs: int = 30
@@ -72,10 +76,12 @@ class TrainConfig:
     seed: int = 0
     model: dict = field(default_factory=dict)
     problem_class: str | None = None
+    features: str | list = "base"
 
     def __post_init__(self):
         if self.problem_class is not None and self.problem_class not in CLASSES:
             raise UnknownNameError("problem class", self.problem_class, CLASSES)
+        resolve_columns(self.features)
 
 
 def seed_everything(seed: int) -> None:
@@ -155,7 +161,7 @@ def train(
     seed_everything(config.seed)
     rng = np.random.default_rng(config.seed)
     split = _load_split(data_dirs, config, rng)
-    model = GATPolicy(len(VarFeature), len(ConsFeature), len(EdgeFeature), **config.model)
+    model = GATPolicy(len(split.columns), len(ConsFeature), len(EdgeFeature), **config.model)
     model.set_normalization(normalization_stats(split.train))
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True
@@ -202,12 +208,14 @@ def train(
 
 @dataclass
 class _Split:
-    """The training and validation instance files, and the samples read from each."""
+    """The training and validation instance files, the samples read from each, and their
+    variable columns."""
 
     train_files: list
     validation_files: list
     train: list
     validation: list
+    columns: tuple
 
 
 def _load_split(data_dirs: list, config: TrainConfig, rng: np.random.Generator) -> _Split:
@@ -223,11 +231,13 @@ def _load_split(data_dirs: list, config: TrainConfig, rng: np.random.Generator) 
     files = [f for d in data_dirs for f in instance_files(d)]
     train_files, validation_files = split_files(files, config.validation_fraction, rng)
     minimum = 1 if config.loss == "infonce" else 0
+    columns = resolve_columns(config.features)
     split = _Split(
         train_files,
         validation_files,
-        load_samples(train_files, min_negatives=minimum),
-        load_samples(validation_files, min_negatives=minimum),
+        load_samples(train_files, minimum, columns),
+        load_samples(validation_files, minimum, columns),
+        columns,
     )
     if not split.train:
         raise ValueError(
@@ -285,7 +295,13 @@ def _save_best(
         "train_samples": len(split.train),
         "validation_samples": len(split.validation),
     }
-    save_checkpoint(checkpoint, model, training=info, problem=_problem(config, split.train))
+    save_checkpoint(
+        checkpoint,
+        model,
+        training=info,
+        problem=_problem(config, split.train),
+        features=feature_spec(split.columns),
+    )
 
 
 def _problem(config: TrainConfig, samples: list) -> dict:

@@ -125,8 +125,8 @@ def test_mismatched_feature_schema_is_refused_when_the_selector_is_built(tmp_pat
     with pytest.raises(CheckpointError) as error:
         CLLNS(path)
     assert str(error.value) == (
-        f"{path}: feature schema does not match: trained on 25 variable columns, this "
-        "code computes 25; column 3 is PSEUDOCOST, expected IS_CONTINUOUS; retrain it"
+        f"{path}: feature schema does not match: trained on variable column PSEUDOCOST "
+        "(column 3), which this code does not compute; retrain it"
     )
     fewer = _with_features(tmp_path, lambda spec: spec["edge"].pop())
     with pytest.raises(CheckpointError, match="2 edge columns, this code computes 3"):

@@ -9,14 +9,38 @@ LP optimum x = 4, y = 0 (value -8; the vertex (2.5, 1.5) gives -6.5). At it r1 a
 bind, r2 has slack 3. Duals (minimisation, d_j = c_j - A_j' pi): x is basic, so
 0 = -2 - pi_1 and pi_1 = -2, pi_2 = 0; the reduced cost of y is -1 - pi_1 = 1 >= 0 at its lower
 bound. Split rows: node 0 is r1 (x + y <= 4), node 1 is r2's lower side (-x + y <= -1); both
-rows have norm sqrt(2); max|c| = 2.
+rows have norm sqrt(2); max|c| = 2. In the root LP's basis x and r2's slack are basic, y is
+at its lower bound.
+
+The Local Branching LP around the incumbent (3, 0) with radius k = 0.5: x is a general integer
+inside its bounds, so the distance is an auxiliary d >= |x - 3| with d <= 0.5. Along r1
+(x + y = 4) the objective is -x - 4, so x goes as far as the ball allows: x = 3.5, y = 0.5
+(value -7.5; r2 has slack 2). x, y and d are basic, so both reduced costs are 0; LB-RELAX's
+Δ is |3.5 - 3| = 0.5 for x and, y being continuous, 0.
+
+The three-binary problem ``max 3a + 2b + c s.t. a + b + c <= 2`` around (0, 0, 1), k = 0.5:
+the distance a + b + (1 - c) <= 0.5 is a + b - c <= -0.5, so c = 1, a + b <= 0.5 and the LP
+puts the weight on a: (0.5, 0, 1), value 2.5, the capacity row slack. With a basic, the
+distance row's dual (minimisation, c = (-3, -2, -1)) is pi = -3, so the reduced costs are
+0, -2 - pi = 1 (b at its lower bound) and -1 + pi = -4 (c at its upper bound); max|c| = 3.
 """
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from learning.features import ConsFeature, EdgeFeature, FeatureExtractor, VarFeature
+from helpers import knapsack, mixed_problem
+from learning.features import (
+    VARIABLE_COLUMNS,
+    ConsFeature,
+    EdgeFeature,
+    ExtraVarFeature,
+    FeatureExtractor,
+    VarFeature,
+    default_radius,
+    resolve_columns,
+)
+from lns.core.errors import UnknownNameError
 from lns.core.problem import Problem
 
 SQRT2 = np.sqrt(2.0)
@@ -97,3 +121,100 @@ def test_edge_columns(extractor):
     columns = [EdgeFeature.COEF, EdgeFeature.COEF_NORMALIZED, EdgeFeature.COEF_OVER_RHS]
     for key, values in expected.items():
         assert edges[key][columns] == pytest.approx(values), key
+
+
+def three_binaries(sense: str) -> Problem:
+    objective = np.array([3.0, 2.0, 1.0]) * (1 if sense == "maximize" else -1)
+    return Problem(
+        name=f"three_{sense}",
+        var_names=("a", "b", "c"),
+        var_types=np.array(["B", "B", "B"]),
+        lower=np.zeros(3),
+        upper=np.ones(3),
+        objective=objective,
+        objective_offset=0.0,
+        sense=sense,
+        matrix=sp.csr_matrix(np.ones((1, 3))),
+        row_lower=np.array([-np.inf]),
+        row_upper=np.array([2.0]),
+        row_names=("capacity",),
+    )
+
+
+def _all_columns(observation):
+    """The variable features of an extractor of every column, by column name."""
+    return dict(zip(VARIABLE_COLUMNS, observation.variable_features.T, strict=True))
+
+
+@pytest.mark.parametrize("sense", ["minimize", "maximize"])
+def test_root_basis_and_local_branching_lp_of_a_general_integer(sense):
+    extractor = FeatureExtractor(two_variable_problem(sense), variable_columns="all")
+    v = _all_columns(extractor.observe(np.array([3.0, 0.0]), radius=0.5))
+    assert v["LP_BASIS_BASIC"].tolist() == [1, 0]
+    assert v["LP_BASIS_LOWER"].tolist() == [0, 1]
+    assert v["LP_BASIS_UPPER"].tolist() == [0, 0]
+    assert v["LB_LP_VALUE"] == pytest.approx(np.log1p([3.5, 0.5]))
+    assert v["LB_LP_DELTA"] == pytest.approx([0.5, 0])
+    assert v["LB_LP_REDUCED_COST"] == pytest.approx([0, 0], abs=1e-7)
+
+
+@pytest.mark.parametrize("sense", ["minimize", "maximize"])
+def test_local_branching_lp_of_binaries_and_its_history(sense):
+    problem = three_binaries(sense)
+    extractor = FeatureExtractor(problem, variable_columns="all")
+    first, second = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
+    v = _all_columns(extractor.observe(first, radius=0.5))
+    assert v["LB_LP_VALUE"] == pytest.approx(np.log1p([0.5, 0, 1]))
+    assert v["LB_LP_DELTA"] == pytest.approx([0.5, 0, 0])
+    assert v["LB_LP_REDUCED_COST"] == pytest.approx([0, 1 / 3, -4 / 3], abs=1e-7)
+    assert not v["HISTORY_1_LB_VALUE"].any()
+    # The next incumbent's history slot 1 holds the LB LP solved when `first` was current.
+    v = _all_columns(extractor.observe(second, [first, np.zeros(3)], radius=0.5))
+    assert v["HISTORY_1_LB_VALUE"] == pytest.approx(np.log1p([0.5, 0, 1]))
+    assert v["HISTORY_1_VALUE"] == pytest.approx(np.log1p(first))
+    assert not v["HISTORY_2_LB_VALUE"].any()  # never observed while current
+    assert v["HISTORY_2_PRESENT"].all() and not v["HISTORY_3_PRESENT"].any()
+    # Without a radius: the loop's first neighborhood size (20% of 3 variables: 1).
+    assert default_radius(problem) == 1
+    np.testing.assert_array_equal(
+        extractor.observe(second).variable_features,
+        extractor.observe(second, radius=1).variable_features,
+    )
+
+
+@pytest.mark.parametrize(
+    "problem, incumbent",
+    [
+        (two_variable_problem("maximize"), np.array([3.0, 0.0])),
+        (mixed_problem(), np.array([1, 1, 3, 3, 0.5])),
+        (knapsack(), np.array([1.0, 0.0, 1.0, 0.0])),
+    ],
+    ids=["two", "mixed", "knapsack"],
+)
+def test_default_columns_are_the_base_columns_and_selections_pick_by_name(problem, incumbent):
+    history = [np.zeros(problem.n_vars)]
+    base = FeatureExtractor(problem)
+    observation = base.observe(incumbent, history)
+    assert base.variable_columns == tuple(f.name for f in VarFeature)
+    assert base.spec["variable"] == [f.name for f in VarFeature]
+    assert base.lp.basis is None and base._lb_lp is None  # noqa: SLF001 - nothing extra computed
+    every = FeatureExtractor(problem, variable_columns="all").observe(incumbent, history)
+    np.testing.assert_array_equal(
+        every.variable_features[:, : len(VarFeature)], observation.variable_features
+    )
+    np.testing.assert_array_equal(every.constraint_features, observation.constraint_features)
+    picked = FeatureExtractor(problem, variable_columns=["LB_LP_DELTA", "OBJECTIVE"])
+    np.testing.assert_array_equal(
+        picked.observe(incumbent, history).variable_features,
+        every.variable_features[:, [ExtraVarFeature.LB_LP_DELTA, VarFeature.OBJECTIVE]],
+    )
+
+
+def test_column_selections_are_checked_by_name():
+    assert resolve_columns("all") == VARIABLE_COLUMNS and len(VARIABLE_COLUMNS) == 34
+    with pytest.raises(UnknownNameError, match="variable column 'PSEUDOCOST'"):
+        resolve_columns(["OBJECTIVE", "PSEUDOCOST"])
+    with pytest.raises(UnknownNameError, match="variable column selection 'most'"):
+        resolve_columns("most")
+    with pytest.raises(ValueError, match="distinct"):
+        resolve_columns(["OBJECTIVE", "OBJECTIVE"])

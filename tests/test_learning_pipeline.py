@@ -32,6 +32,15 @@ TINY = CollectConfig(
     max_failures=1,
 )
 TINY_MODEL = {"emb_size": 16, "heads": 2, "head_channels": 4}
+#: ``TINY`` as lns-collect overrides, with one LB step.
+TINY_OVERRIDES = (
+    "collect_limits.iterations=1",
+    "collect_limits.expert.time_limit=1",
+    "collect_limits.initial_solution_limit=1",
+    "collect_limits.negative_time_limit=0.5",
+    "collect_limits.initial_fraction=0.2",
+    "collect_limits.max_failures=1",
+)
 #: Tiny sizes of the other classes (generator parameters over their "small" presets).
 TINY_PARAMS = {
     "mvc": {"n_nodes": 40, "affinity": 3},
@@ -429,3 +438,125 @@ def test_collect_train_and_solve_each_class(name, tmp_path, caplog):
     assert selector._trained_on["class"] == name  # noqa: SLF001 - what the checkpoint records
     assert not [r for r in caplog.records if r.levelname == "WARNING"]
     assert result.feasibility.feasible and len(result.iterations) == 2
+
+
+@pytest.fixture(scope="module")
+def all_columns(tmp_path_factory):
+    """One collection with every variable column, two models: on all of them and on the base."""
+    root = tmp_path_factory.mktemp("cl_lns_all")
+    paths = [tiny_mis(seed).write(root / "instances" / f"tiny_mis_{seed}.lp") for seed in range(3)]
+    collect_files(paths, root / "samples", TINY, seed=0, variable_columns="all")
+    for features in ("all", "base"):
+        config = TrainConfig(epochs=1, batch_size=4, model=TINY_MODEL, features=features)
+        train([root / "samples"], root / f"{features}.pt", config)
+    return root
+
+
+def test_collection_with_all_columns_records_the_local_branching_lp(all_columns):
+    from learning.features import VARIABLE_COLUMNS
+
+    files = sorted((all_columns / "samples").glob("*.pt"))
+    samples = [s for f in files for s in load_instance_file(f)["samples"]]
+    assert samples and load_instance_file(files[0])["features"]["variable"] == list(
+        VARIABLE_COLUMNS
+    )
+    delta = VARIABLE_COLUMNS.index("LB_LP_DELTA")
+    for s in samples:
+        assert s["variable_features"].shape == (40, len(VARIABLE_COLUMNS))
+        # The LB LP's solution lies in the ball of the expert's radius around the incumbent.
+        assert 0 < float(s["variable_features"][:, delta].sum()) <= s["radius"] + 1e-4
+
+
+def test_checkpoints_record_the_columns_they_were_trained_on(all_columns):
+    from learning.features import VARIABLE_COLUMNS, feature_spec
+
+    every = torch.load(all_columns / "all.pt", weights_only=True)
+    base = torch.load(all_columns / "base.pt", weights_only=True)
+    assert (
+        every["features"] == feature_spec(VARIABLE_COLUMNS) and base["features"] == feature_spec()
+    )
+    assert every["training"]["train_files"] == base["training"]["train_files"]
+    # The base model was trained on the first 25 of the collected columns.
+    means = every["normalization"]["variable"]["mean"]
+    assert base["normalization"]["variable"]["mean"] == means[:25] and len(means) == 34
+
+
+def test_cl_lns_solves_with_the_local_branching_lp_columns(all_columns):
+    result = solve(
+        tiny_mis(99),
+        CLLNS(all_columns / "all.pt"),
+        time_limit=20,
+        iteration_limit=4,
+        seed=0,
+        start="first",
+        initial_solution_limit=1,
+        iteration_time_limit=2.0,
+    )
+    assert result.x is not None and result.feasibility.feasible
+    assert len(result.iterations) == 4 and all(r.selector == "cl_lns" for r in result.iterations)
+
+
+def test_cl_lns_scores_again_when_the_radius_of_its_lp_changes(all_columns):
+    from learning.features import VARIABLE_COLUMNS
+
+    problem = tiny_mis(7)
+    selector = CLLNS(all_columns / "all.pt")
+    selector.setup(problem)
+    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, [], 0, False)
+    calls = [selector(state, size, np.random.default_rng(0)).info["cached"] for size in (8, 8, 12)]
+    assert calls == [False, True, False]
+    assert selector._extractor.variable_columns == VARIABLE_COLUMNS  # noqa: SLF001
+
+
+def test_a_checkpoint_naming_an_unknown_column_is_refused(all_columns, tmp_path):
+    from learning.checkpoint import CheckpointError, load_checkpoint
+
+    raw = torch.load(all_columns / "all.pt", weights_only=True)
+    raw["features"]["variable"][30] = "LB_LP_GAP"
+    torch.save(raw, tmp_path / "unknown.pt")
+    message = r"unknown\.pt: .*variable column LB_LP_GAP \(column 30\), which this code does not"
+    with pytest.raises(CheckpointError, match=message):
+        CLLNS(tmp_path / "unknown.pt")
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(tmp_path / "unknown.pt")
+
+
+def test_training_on_columns_that_were_not_collected_names_the_first(pipeline, tmp_path):
+    from learning.checkpoint import CheckpointError
+
+    root, *_ = pipeline
+    config = TrainConfig(epochs=1, model=TINY_MODEL, features="all")
+    with pytest.raises(
+        CheckpointError, match="collected without the variable column LP_BASIS_BASIC"
+    ):
+        train([root / "samples"], tmp_path / "m.pt", config)
+    with pytest.raises(UnknownNameError, match="variable column 'PSEUDOCOST'"):
+        TrainConfig(features=["OBJECTIVE", "PSEUDOCOST"])
+
+
+def test_command_line_feature_options(all_columns, tmp_path, monkeypatch):
+    """``lns-collect features=all`` and ``lns-train features=[...]`` reach the library."""
+    from lns.cli import collect
+    from lns.cli import train as train_app
+
+    tiny_mis(5).write(tmp_path / "inst" / "tiny_mis_5.lp")
+    monkeypatch.chdir(tmp_path)
+
+    def run(app, *overrides):
+        monkeypatch.setattr(sys, "argv", [app.__name__, *overrides])
+        app.main()
+
+    run(collect, "instances=inst", "out_dir=samples", "features=all", *TINY_OVERRIDES)
+    collected = load_instance_file(tmp_path / "samples" / "tiny_mis_5.pt")["features"]
+    assert len(collected["variable"]) == 34
+    run(
+        train_app,
+        f"data=[{all_columns / 'samples'}]",
+        "checkpoint=m.pt",
+        "epochs=1",
+        "features=[LB_LP_DELTA,OBJECTIVE]",
+        "tensorboard=null",
+        *(f"model.{key}={value}" for key, value in TINY_MODEL.items()),
+    )
+    trained = torch.load("m.pt", weights_only=True)["features"]
+    assert trained["variable"] == ["LB_LP_DELTA", "OBJECTIVE"]

@@ -42,7 +42,8 @@ def main(cfg: DictConfig) -> None:
     files = instance_paths(cfg.instances)[cfg.shard :: cfg.shards]
     limits = cast(dict, OmegaConf.to_container(cfg.collect_limits, resolve=True))  # a mapping node
     config = CollectConfig(**limits)
-    written = collect_files(files, cfg.out_dir, config, seed=cfg.seed)
+    features = cfg.features if isinstance(cfg.features, str) else list(cfg.features)
+    written = collect_files(files, cfg.out_dir, config, cfg.seed, features)
     print(
         f"lns-collect: {len(written)} new instance files in {cfg.out_dir} "
         f"({len(files) - len(written)} already there)"

@@ -32,6 +32,7 @@ def main(cfg: DictConfig) -> None:
         validation_fraction=cfg.validation_fraction,
         select_by=cfg.select_by,
         problem_class=cfg.problem_class,
+        features=cfg.features if isinstance(cfg.features, str) else list(cfg.features),
         seed=cfg.seed,
         model=cast(dict, OmegaConf.to_container(cfg.model, resolve=True)),  # a mapping node
     )

@@ -74,6 +74,14 @@ _METHOD_OPTIONS: dict[str, dict[str, str | int]] = {
     "highs-ipm": {"solver": "ipm", "run_crossover": "on"},
 }
 METHODS = tuple(_METHOD_OPTIONS)
+#: Column statuses of :attr:`LPSolution.column_basis` (HiGHS's ``HighsBasisStatus`` values):
+#: nonbasic at the lower bound, basic, nonbasic at the upper bound (HiGHS also has 3, a free
+#: column at zero, and 4, nonbasic).
+BASIS_LOWER, BASIS_BASIC, BASIS_UPPER = (
+    int(highspy.HighsBasisStatus.kLower),
+    int(highspy.HighsBasisStatus.kBasic),
+    int(highspy.HighsBasisStatus.kUpper),
+)
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,9 @@ class LPSolution:
         ``c - A^T row_duals`` for every column.
     solve_time : float
         Wall-clock seconds, building the LP included.
+    column_basis : numpy.ndarray of int8, shape (n + p,), or None
+        The optimal basis status of every column (:data:`BASIS_LOWER`, :data:`BASIS_BASIC`,
+        :data:`BASIS_UPPER`, ...), when asked for (``basis=True``) and HiGHS has a valid basis.
     """
 
     status: str
@@ -143,6 +154,7 @@ class LPSolution:
     row_duals: np.ndarray
     reduced_costs: np.ndarray
     solve_time: float
+    column_basis: np.ndarray | None = None
 
     @property
     def optimal(self) -> bool:
@@ -157,6 +169,7 @@ def solve_lp(
     time_limit: float | None = None,
     method: str = "highs",
     cancel: threading.Event | None = None,
+    basis: bool = False,
 ) -> LPSolution:
     """Solve the LP relaxation of ``problem``, with optional extra rows and columns.
 
@@ -174,6 +187,8 @@ def solve_lp(
         HiGHS algorithm: automatic choice, dual simplex, interior point with crossover.
     cancel : threading.Event, optional
         Set by another thread, it ends the solve (status ``"interrupted"``).
+    basis : bool
+        Also return the optimal basis status of each column (``LPSolution.column_basis``).
 
     Returns
     -------
@@ -186,7 +201,7 @@ def solve_lp(
     """
     began = time.perf_counter()
     lp = WarmLP(problem, extra_rows=extra_rows, extra_columns=extra_columns, method=method)
-    solution = lp.solve(time_limit, cancel)
+    solution = lp.solve(time_limit, cancel, basis=basis)
     solution.solve_time = time.perf_counter() - began
     return solution
 
@@ -362,12 +377,17 @@ class WarmLP:
             self._highs.changeColBounds(int(j), float(lo), float(up))
 
     def solve(
-        self, time_limit: float | None = None, cancel: threading.Event | None = None
+        self,
+        time_limit: float | None = None,
+        cancel: threading.Event | None = None,
+        basis: bool = False,
     ) -> LPSolution:
         """Solve from the last basis; ``time_limit`` in seconds (``"limit"`` status on expiry).
 
         A stop request of the interrupt guard, or ``cancel`` set by another thread (before or
-        during the solve), ends it with the status ``"interrupted"``.
+        during the solve), ends it with the status ``"interrupted"``. With ``basis``, the
+        solution carries the optimal basis status of each column (``column_basis``; 3 ms for
+        6000 columns).
         """
         began = time.perf_counter()
         self._highs.cancel = cancel
@@ -397,4 +417,12 @@ class WarmLP:
             self.sign * np.asarray(solution.row_dual, dtype=float),
             self.sign * np.asarray(solution.col_dual, dtype=float),
             time.perf_counter() - began,
+            self._column_basis() if basis else None,
         )
+
+    def _column_basis(self) -> np.ndarray | None:
+        """HiGHS's basis status of each column, or ``None`` without a valid basis."""
+        basis = self._highs.getBasis()
+        if not basis.valid:
+            return None
+        return np.fromiter(map(int, basis.col_status), dtype=np.int8, count=self.n_columns)

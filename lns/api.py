@@ -121,8 +121,9 @@ def solve(
     workers : int or "all"
         LNS worker processes (:mod:`lns.core.portfolio`); ``1`` runs the sequential loop in
         this process; ``"all"``: one per core this process may use (:func:`usable_cores`).
-        The default stays 1: on this project's 2-core machine a second worker did not pay
-        (``benchmarks/results/miplib2017_60s``). With 2 or more, each worker runs the loop
+        The default stays 1: a spawned worker imports the calling script, which then needs a
+        guard, and on this project's 2-core machine a second worker helped on MIPLIB 2017 and
+        not on the generated classes (``benchmarks/results/``). With 2 or more, each worker runs the loop
         with a copy of ``selector`` and its own seed, and ``iteration_limit`` limits each
         worker; ``sub_solver`` and ``stop`` must then be a name and a picklable rule, and a
         script that calls ``solve`` needs an ``if __name__ == "__main__":`` guard (workers are

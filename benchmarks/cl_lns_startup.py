@@ -19,7 +19,7 @@ Two measurements on one instance (e.g. the paper's 6000-node independent set:
 Example (as reported in the closing notes)::
 
     python benchmarks/cl_lns_startup.py /tmp/mis6000/mis_small_0000.mps.gz \\
-        --trees /work/main . --repeats 3
+        --trees /work/main . --repeats 3 --start first
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ class Timed(CLLNS):
             first.append(time.perf_counter())
         return neighborhood
 
-result = solve(sys.argv[1], Timed(sys.argv[3]), time_limit=float(sys.argv[2]), seed=0)
+result = solve(sys.argv[1], Timed(sys.argv[3]), time_limit=float(sys.argv[2]), seed=0,
+               start=sys.argv[4])
 scored = [r.select_time for r in result.iterations if r.select_time > 1e-3]
 print(json.dumps({"first_neighborhood": first[0] - began if first else None,
                   "first_solution": result.trajectory[0][0] if result.trajectory else None,
@@ -62,15 +63,16 @@ print(json.dumps({"first_neighborhood": first[0] - began if first else None,
 
 
 def end_to_end(
-    instance: str, trees: list, repeats: int, time_limit: float, checkpoint: str
+    instance: str, trees: list, repeats: int, time_limit: float, checkpoint: str, start: str
 ) -> dict:
-    """Median of each reported time per tree, the trees run alternately."""
+    """Median of each reported time per tree, the trees run alternately, with the LNS start
+    ``start`` (``LNSConfig.start``)."""
     runs: dict[str, list[dict]] = {tree: [] for tree in trees}
     for _ in range(repeats):
         for tree in trees:
             env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
             out = subprocess.run(
-                [sys.executable, "-c", END_TO_END, instance, str(time_limit), checkpoint],
+                [sys.executable, "-c", END_TO_END, instance, str(time_limit), checkpoint, start],
                 env=env,
                 cwd=tree,
                 capture_output=True,
@@ -183,10 +185,16 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--time-limit", type=float, default=15.0, help="budget of each end-to-end run"
     )
+    parser.add_argument(
+        "--start",
+        default="feasibility",
+        help="LNS start of the end-to-end runs (the default's stall rule holds the LNS back "
+        "while SCIP still improves; 'first' starts it at SCIP's first solution)",
+    )
     args = parser.parse_args(argv)
     if args.trees:
         medians = end_to_end(
-            args.instance, args.trees, args.repeats, args.time_limit, args.checkpoint
+            args.instance, args.trees, args.repeats, args.time_limit, args.checkpoint, args.start
         )
         keys = list(next(iter(medians.values())))
         print("| tree | " + " | ".join(keys) + " |")

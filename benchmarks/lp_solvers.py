@@ -54,13 +54,13 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def load_module(path: str):
-    """The LP module at ``path``, imported under the name ``lp_before``."""
-    spec = importlib.util.spec_from_file_location("lp_before", path)
+def load_module(path: str, name: str = "lp_before"):
+    """The module at ``path`` (e.g. an earlier ``lns/core/lp.py``), imported under ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["lp_before"] = module  # dataclasses look their module up
+    sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 

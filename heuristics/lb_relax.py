@@ -24,17 +24,26 @@ from lns.core.selection import Neighborhood, SearchState, Selector
 VARIANTS = ("positive", "topk", "sample")
 #: Δ below this counts as zero (LP solutions are exact only to the solver's tolerances).
 DELTA_TOL = 1e-6
+#: The distance row binds (its slack may be nonbasic) within this of its side.
+BINDING_TOL = 1e-6
 
 
 class DistanceLP:
     """The Local Branching LP of one problem, kept in HiGHS; each solve changes only the distance.
 
-    Built once: the problem's rows, the distance row over every integer variable and one
-    auxiliary column ``d_g`` (with its two rows ``x_j - d_g <= x*_j``, ``-x_j - d_g <= -x*_j``)
-    per general integer. For a new incumbent, the distance row's coefficients (±1 by the
-    bound each variable sits at, see :class:`~heuristics.local_branching.Distance`) and its
-    side are changed in place, the auxiliary columns of general integers at a bound are
-    fixed at 0 with their rows freed, and HiGHS restarts from the previous optimal basis.
+    Built once: the problem's rows, one auxiliary column ``d_g`` (with its two rows
+    ``x_j - d_g <= x*_j``, ``-x_j - d_g <= -x*_j``) per general integer, and last the distance
+    row over every integer variable. For a new incumbent the auxiliary columns of general
+    integers at a bound are fixed at 0 with their rows freed, the distance row's side and its
+    coefficients (±1 by the bound each variable sits at, see
+    :class:`~heuristics.local_branching.Distance`) change, and HiGHS restarts from the previous
+    optimal basis. Where the last solution met the distance row with equality, the row is not
+    changed in place but added anew (:meth:`~lns.core.lp.WarmLP.replace_last_row`): its slack,
+    perhaps nonbasic before, then starts basic, which keeps HiGHS's recomputation of its dual
+    steepest-edge weights cheap. Measured side by side (``benchmarks/lb_relax_lp.py``), a
+    re-solve after a new incumbent of a 6000-node independent-set instance takes 0.66 s
+    against 4.3 s in place (2.7 s against 5.9 s after larger changes of the incumbent), for
+    about as many simplex iterations; smaller instances are not slower.
     """
 
     def __init__(self, problem: Problem):
@@ -46,7 +55,7 @@ class DistanceLP:
         self._coefficients[integers] = 1.0
         distance_row = sp.csr_matrix(np.concatenate([self._coefficients, np.ones(p)])[None, :])
         rows = ExtraRows(
-            sp.vstack([distance_row, absolute_value_rows(self.general, n)], format="csr"),
+            sp.vstack([absolute_value_rows(self.general, n), distance_row], format="csr"),
             np.full(1 + 2 * p, -np.inf),
             np.full(1 + 2 * p, np.inf),
         )
@@ -55,23 +64,34 @@ class DistanceLP:
             extra_rows=rows,
             extra_columns=ExtraColumns(np.zeros(p), np.zeros(p), np.zeros(p)),
         )
-        self.distance_row = m
         pairs = np.arange(p)
-        self.plus_rows, self.minus_rows, self.aux = m + 1 + pairs, m + 1 + p + pairs, n + pairs
+        self.plus_rows, self.minus_rows, self.aux = m + pairs, m + p + pairs, n + pairs
+        self.distance_row = m + 2 * p
+        self._binding = True
 
     def solve(self, distance: Distance, k: float, time_limit: float | None) -> LPSolution:
         """The LP optimum within ``distance <= k``."""
+        side = k - distance.constant
         changed = np.flatnonzero(distance.coefficients != self._coefficients)
-        self.lp.change_coefficients(self.distance_row, changed, distance.coefficients[changed])
         self._coefficients[changed] = distance.coefficients[changed]
-        self.lp.change_row_bounds(np.array([self.distance_row]), -np.inf, k - distance.constant)
+        if len(changed) and self._binding:
+            row = np.concatenate([self._coefficients, np.ones(len(self.general))])
+            columns = np.flatnonzero(row)
+            self.lp.replace_last_row(columns, row[columns], -np.inf, side)
+        else:
+            self.lp.change_coefficients(self.distance_row, changed, self._coefficients[changed])
+            self.lp.change_row_bounds(np.array([self.distance_row]), -np.inf, side)
         if len(self.general):
             interior = np.isin(self.general, distance.interior)
             values = distance.incumbent[self.general]
             self.lp.change_column_bounds(self.aux, 0.0, np.where(interior, np.inf, 0.0))
             self.lp.change_row_bounds(self.plus_rows, -np.inf, np.where(interior, values, np.inf))
             self.lp.change_row_bounds(self.minus_rows, -np.inf, np.where(interior, -values, np.inf))
-        return self.lp.solve(time_limit)
+        solution = self.lp.solve(time_limit)
+        n = len(self._coefficients)
+        distance_lp = self._coefficients @ solution.x[:n] + solution.x[n:].sum()
+        self._binding = not solution.optimal or distance_lp > side - BINDING_TOL
+        return solution
 
 
 class LBRelax(Selector):

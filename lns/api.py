@@ -123,11 +123,11 @@ def solve(
         this process; ``"all"``: one per core this process may use (:func:`usable_cores`).
         The default stays 1: a spawned worker imports the calling script, which then needs a
         guard, and on this project's 2-core machine a second worker helped on MIPLIB 2017 and
-        not on the generated classes (``benchmarks/results/``). With 2 or more, each worker runs the loop
-        with a copy of ``selector`` and its own seed, and ``iteration_limit`` limits each
-        worker; ``sub_solver`` and ``stop`` must then be a name and a picklable rule, and a
-        script that calls ``solve`` needs an ``if __name__ == "__main__":`` guard (workers are
-        spawned processes, which import the script's module).
+        not on the generated classes (``benchmarks/results/``). With 2 or more, each worker
+        runs the loop with a copy of ``selector`` and its own seed, and ``iteration_limit``
+        limits each worker; ``sub_solver`` and ``stop`` must then be a name and a picklable
+        rule, and a script that calls ``solve`` needs an ``if __name__ == "__main__":`` guard
+        (workers are spawned processes, which import the script's module).
     deterministic : bool
         With ``workers >= 2``: exchange solutions only every
         :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with

@@ -1,5 +1,6 @@
 """The LP relaxation solver: optima, duals and reduced costs of small LPs solved by hand."""
 
+import highspy
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -134,3 +135,23 @@ def test_warm_lp_changed_in_place_matches_a_cold_solve():
         )
     model.change_column_bounds(np.array([0]), 1.0, 1.0)
     assert model.solve().x[0] == pytest.approx(1.0)
+
+
+def test_warm_lp_replacing_a_binding_last_row_reaches_the_optimum():
+    # max 3x + 2y s.t. x + 3y <= 9, x + y <= 4, 0 <= x <= 3: the last row binds (x = 3, y = 1).
+    # Replaced by x + 2y <= 4 (y = 0.5, z = 10), its slack starts basic: HiGHS repairs the basis,
+    # one basic variable too many, and solves to the optimum.
+    problem = lp(
+        [3, 2], [[1, 3], [1, 1]], [-np.inf, -np.inf], [9, 4], [0, 0], [3, np.inf], sense="maximize"
+    )
+    model = WarmLP(problem)
+    assert model.solve().objective == pytest.approx(11)
+    basic = highspy.HighsBasisStatus.kBasic
+    assert model._highs.getBasis().row_status[1] != basic
+    model.replace_last_row(np.array([0, 1]), np.array([1.0, 2.0]), -np.inf, 4.0)
+    assert model._highs.getBasis().row_status[1] == basic
+    hot = model.solve()
+    assert hot.optimal and hot.objective == pytest.approx(10)
+    np.testing.assert_allclose(hot.x, [3, 0.5], atol=1e-9)
+    np.testing.assert_allclose(hot.row_duals, [0, 1], atol=1e-9)
+    np.testing.assert_allclose(hot.reduced_costs, [2, 0], atol=1e-9)

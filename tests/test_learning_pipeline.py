@@ -167,12 +167,12 @@ def test_training_curves_go_to_tensorboard(pipeline, tmp_path):
     )
 
 
-def test_cl_lns_solves_with_the_trained_checkpoint(pipeline):
-    root, *_ = pipeline
-    problem = tiny_mis(99)
+def solve_four_iterations(checkpoint):
+    """Four cl_lns iterations with ``checkpoint`` on a tiny MIS: a feasible result, every
+    iteration the learned selector's."""
     result = solve(
-        problem,
-        CLLNS(root / "model.pt"),
+        tiny_mis(99),
+        CLLNS(checkpoint),
         time_limit=20,
         iteration_limit=4,
         seed=0,
@@ -182,6 +182,11 @@ def test_cl_lns_solves_with_the_trained_checkpoint(pipeline):
     )
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 4 and all(r.selector == "cl_lns" for r in result.iterations)
+
+
+def test_cl_lns_solves_with_the_trained_checkpoint(pipeline):
+    root, *_ = pipeline
+    solve_four_iterations(root / "model.pt")
 
 
 def test_cl_lns_selector_contract(pipeline):
@@ -482,18 +487,7 @@ def test_checkpoints_record_the_columns_they_were_trained_on(all_columns):
 
 
 def test_cl_lns_solves_with_the_local_branching_lp_columns(all_columns):
-    result = solve(
-        tiny_mis(99),
-        CLLNS(all_columns / "all.pt"),
-        time_limit=20,
-        iteration_limit=4,
-        seed=0,
-        start="first",
-        initial_solution_limit=1,
-        iteration_time_limit=2.0,
-    )
-    assert result.x is not None and result.feasibility.feasible
-    assert len(result.iterations) == 4 and all(r.selector == "cl_lns" for r in result.iterations)
+    solve_four_iterations(all_columns / "all.pt")
 
 
 def test_cl_lns_scores_again_when_the_radius_of_its_lp_changes(all_columns):

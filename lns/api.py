@@ -120,14 +120,15 @@ def solve(
         each improvement only; the iterations run in the workers).
     workers : int or "all"
         LNS worker processes (:mod:`lns.core.portfolio`); ``1`` runs the sequential loop in
-        this process; ``"all"``: one per core this process may use (:func:`usable_cores`).
-        The default stays 1: a spawned worker imports the calling script, which then needs a
-        guard, and on this project's 2-core machine a second worker helped on MIPLIB 2017 and
-        not on the generated classes (``benchmarks/results/``). With 2 or more, each worker
-        runs the loop with a copy of ``selector`` and its own seed, and ``iteration_limit``
-        limits each worker; ``sub_solver`` and ``stop`` must then be a name and a picklable
-        rule, and a script that calls ``solve`` needs an ``if __name__ == "__main__":`` guard
-        (workers are spawned processes, which import the script's module).
+        this process; ``"all"``: one per core this process may use (:func:`usable_cores`), the
+        default of ``lns-solve``. Here the default stays 1, so that a seeded run with iteration
+        and node limits repeats exactly, every callback sees every iteration and any
+        sub-solver object works. With 2 or more, each worker runs the loop with a copy of
+        ``selector`` and its own seed, and ``iteration_limit`` limits each worker;
+        ``sub_solver`` and ``stop`` must then be a name and a picklable rule. The workers
+        import the calling script only when the selector or the stop rule is defined in it
+        (:mod:`lns.core.spawn_main`); only then does the script need an
+        ``if __name__ == "__main__":`` guard.
     deterministic : bool
         With ``workers >= 2``: exchange solutions only every
         :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from helpers import miplib
+from lns.api import usable_cores
 from lns.core.problem import read_problem
 from lns.core.solution_file import read_sol
 
@@ -22,7 +23,7 @@ def lns_solve(*overrides, cwd, timeout=120):
     )
 
 
-def test_solves_a_bundled_instance_and_writes_the_solution(tmp_path):
+def test_solves_a_bundled_instance_and_writes_the_solution(tmp_path):  # on every core
     run = lns_solve(
         "instance=p0201",
         "selector=random",
@@ -39,6 +40,8 @@ def test_solves_a_bundled_instance_and_writes_the_solution(tmp_path):
     x = read_sol(tmp_path / "best.sol", read_problem(miplib("p0201")))
     assert read_problem(miplib("p0201")).check(x).feasible
     assert "(initial)" in run.stderr and "(initial)" not in run.stdout  # log lines go to stderr
+    cores = usable_cores()
+    assert (f"{cores} workers" in run.stdout) == (cores > 1), run.stdout
 
 
 def test_bad_inputs_give_one_line_and_exit_code_2(tmp_path):

@@ -20,7 +20,8 @@ from lns.api import named_sub_solver
 from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
 from lns.core.portfolio import Portfolio
-from lns.core.selection import Neighborhood, Selector
+from lns.core.selection import FunctionSelector, Neighborhood, Selector
+from lns.core.spawn_main import refers_to_main
 from lns.core.stop import MaxRuntime, StopReason
 from test_signals import assert_best_solution_written, start, stop, wait_for
 
@@ -184,6 +185,42 @@ def test_no_worker_outlives_a_kill_9_of_the_main_process(tmp_path):
     while time.perf_counter() < deadline and any(alive(pid) for pid in pids):
         time.sleep(0.1)
     assert not any(alive(pid) for pid in pids)
+
+
+UNGUARDED_SCRIPT = textwrap.dedent("""
+    import sys
+    from lns import solve
+
+    print("script runs", flush=True)
+    result = solve(sys.argv[1], workers=2, iteration_limit=2, time_limit=30, start="first")
+    print(len(result.workers), "workers", result.status, flush=True)
+""")
+
+
+def test_a_script_without_a_main_guard_runs_once(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED_SCRIPT)
+    process = subprocess.run(
+        [sys.executable, str(script), str(miplib("p0201"))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stderr
+    lines = process.stdout.splitlines()
+    assert lines[0] == "script runs" and lines[1].startswith("2 workers ") and len(lines) == 2
+
+
+def defined_in_main(state, size, rng):
+    return Neighborhood(free=state.problem.integer_indices)
+
+
+def test_workers_import_the_main_module_only_for_what_refers_to_it(monkeypatch):
+    monkeypatch.setattr(defined_in_main, "__module__", "__main__")
+    monkeypatch.setattr(sys.modules["__main__"], "defined_in_main", defined_in_main, raising=False)
+    assert refers_to_main([FunctionSelector(defined_in_main)])
+    assert not refers_to_main([FunctionSelector(frees_nothing), MaxRuntime(5), SCIP])
+    assert refers_to_main(threading.Lock())  # cannot be pickled: import it, to be safe
 
 
 def alive(pid: int) -> bool:

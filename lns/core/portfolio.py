@@ -15,7 +15,8 @@ A complete worker (``complete_worker=True``) runs plain SCIP on the whole proble
 the shared incumbent; its proof of optimality ends the run.
 
 Processes are started with the ``spawn`` method (forking a process that already runs SCIP,
-HiGHS or threads is unsafe). The main process catches the stop signals
+HiGHS or threads is unsafe); they import the calling script only when what they are sent
+refers to it (:mod:`lns.core.spawn_main`). The main process catches the stop signals
 (:mod:`lns.core.interrupt`); the workers ignore them and die with it. Whatever ends the run (a
 stop rule, a signal, a crashed worker), the main process keeps every solution it received, and
 no worker outlives :meth:`Portfolio.close`.
@@ -40,6 +41,7 @@ from lns.core.loop import stop_state
 from lns.core.portfolio_worker import WorkerSpec, worker_main
 from lns.core.problem import Problem
 from lns.core.result import WorkerStats
+from lns.core.spawn_main import main_module_skipped, refers_to_main
 from lns.core.stop import Stop, StopReason, StopState
 
 log = logging.getLogger("lns")
@@ -112,6 +114,8 @@ class Portfolio:
         if complete_worker and sync_every is not None:
             raise ValueError("Portfolio: a complete worker cannot take part in deterministic mode")
         self.context = multiprocessing.get_context("spawn")
+        # Asked before the statistics are shared: shared arrays pickle only while spawning.
+        self.needs_main = refers_to_main((selectors, make_sub_solver, stop))
         if sync_every is None:  # shared learning would make deterministic runs differ
             for selector in {id(selector): selector for selector in selectors}.values():
                 selector.share_statistics(self.context)
@@ -189,15 +193,16 @@ class Portfolio:
     def _start_processes(self) -> None:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:  # a Ctrl-C while a worker starts up must not reach it before it ignores it
-            for spec, inbox in zip(self.specs, self.inboxes, strict=True):
-                process = self.context.Process(
-                    target=worker_main,
-                    name=f"lns-worker-{spec.worker}",
-                    args=(spec, inbox, self.outbox),
-                    daemon=True,
-                )
-                process.start()
-                self.processes.append(process)
+            with main_module_skipped(self.needs_main):
+                for spec, inbox in zip(self.specs, self.inboxes, strict=True):
+                    process = self.context.Process(
+                        target=worker_main,
+                        name=f"lns-worker-{spec.worker}",
+                        args=(spec, inbox, self.outbox),
+                        daemon=True,
+                    )
+                    process.start()
+                    self.processes.append(process)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 

@@ -2,6 +2,7 @@
 ``solve()`` uses the default, and a stop signal during the start keeps what it found."""
 
 import math
+import multiprocessing
 import os
 import signal
 import threading
@@ -15,7 +16,8 @@ import lns.core.start
 from helpers import knapsack, miplib, mixed_problem
 from lns import solve
 from lns.core.config import LNSConfig
-from lns.core.errors import UnknownNameError, UnsupportedProblemError
+from lns.core.cpsat_racer import CpSatProcess
+from lns.core.errors import UnknownNameError
 from lns.core.interrupt import InterruptGuard, active_guard
 from lns.core.problem import read_problem
 from lns.core.result import Callback
@@ -23,7 +25,6 @@ from lns.core.scip_subsolver import ScipSubSolver
 from lns.core.start import (
     StallRule,
     StartTask,
-    _BuiltOnSolve,
     make_start,
     race_until_stall,
     solve_until_stall,
@@ -202,12 +203,13 @@ class InterruptAtFirst(Callback):
             os.kill(os.getpid(), signal.SIGINT)
 
 
-@pytest.mark.parametrize("start", ["improving", "feasibility"])
+@pytest.mark.parametrize("start", ["improving", "feasibility", "race"])
 def test_interrupt_during_the_start_keeps_its_solution(start):
     result = solve(miplib("air05"), time_limit=60, start=start, callbacks=[InterruptAtFirst()])
     assert result.stop_reason == StopReason.INTERRUPTED
     assert result.x is not None and result.objective == result.trajectory[-1][1]
     assert len(result.iterations) == 0
+    assert not multiprocessing.active_children()  # the race's CP-SAT process
 
 
 def test_feasibility_start_restores_the_run_models_parameters():
@@ -263,25 +265,42 @@ def test_a_racer_that_proves_optimality_ends_the_race():
 
 
 def test_a_racer_that_cannot_take_the_problem_leaves_the_race_to_the_others():
-    def refuse():
-        raise UnsupportedProblemError("CP-SAT needs finite bounds")
-
-    racers = [ScheduledSubSolver(SCHEDULE), _BuiltOnSolve(refuse)]
+    racers = [ScheduledSubSolver(SCHEDULE), CpSatProcess(mixed_problem())]  # continuous: refused
     offered = []
     task = StartTask(knapsack(), racers[0], time_limit=30.0, seed=0, on_found=offered.append)
     outcome = race_until_stall(racers, task, QUICK_STALL)
     assert outcome.status is SolveStatus.TIME_LIMIT and len(offered) == 3
 
 
+def test_cpsat_in_a_child_process_passes_on_its_solutions_and_proof():
+    offered = []
+    began = time.perf_counter()
+    outcome = CpSatProcess(knapsack()).solve(time_limit=20, seed=0, on_found=offered.append)
+    assert outcome.status is SolveStatus.OPTIMAL and outcome.best.objective == 23.0
+    assert offered == outcome.found and all(began < f.time < time.perf_counter() for f in offered)
+    assert knapsack().check(outcome.best.x).feasible
+    assert not multiprocessing.active_children()
+
+
+def test_cpsat_in_a_child_process_stops_when_asked():
+    racer = CpSatProcess(read_problem(miplib("air05")))  # open for minutes
+    threading.Timer(1.0, racer.stop).start()
+    began = time.perf_counter()
+    outcome = racer.solve(time_limit=60, seed=0)
+    assert time.perf_counter() - began < 5.0
+    assert outcome.status is SolveStatus.INTERRUPTED
+    assert not multiprocessing.active_children()
+
+
 @pytest.mark.parametrize(
-    "problem, kinds", [(knapsack, ["scip", "cpsat"]), (mixed_problem, ["scip"])]
+    "problem, kinds", [(knapsack, ["scip", "cpsat-process"]), (mixed_problem, ["scip"])]
 )
 def test_race_start_races_cpsat_on_pure_integer_problems(monkeypatch, problem, kinds):
     raced = []
 
     def spy(racers, task, rule):
         outcome = real_race(racers, task, rule)
-        raced.extend(getattr(racer, "solver", racer).name for racer in racers)
+        raced.extend(racer.name for racer in racers)
         return outcome
 
     real_race = lns.core.start.race_until_stall

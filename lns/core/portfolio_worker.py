@@ -79,7 +79,7 @@ class WorkerSpec:
 
 def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     """The target of a worker process: run the loop, then report its records and statistics."""
-    _detach(spec.parent)
+    detach(spec.parent)
     worker = (CompleteWorker if spec.complete else LnsWorker)(spec, inbox, outbox)
     records, reason = worker.run()
     if reason is StopReason.INTERRUPTED and worker.told is not None:
@@ -99,7 +99,7 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     outbox.put(("done", spec.worker, records, stats, incumbent.x, incumbent.objective))
 
 
-def _detach(parent: int) -> None:
+def detach(parent: int) -> None:
     """Ignore the stop signals (blocked by the main process while it started this one), and
     die with the main process."""
     for signum in STOP_SIGNALS:

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from lns.core.errors import UnknownNameError, UnsupportedProblemError
+from lns.core.errors import UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
@@ -56,7 +56,6 @@ from lns.core.subsolver import (
     SolveOutcome,
     SolveStatus,
     SubSolver,
-    no_session,
 )
 
 log = logging.getLogger("lns")
@@ -429,16 +428,17 @@ class RacingStart:
     once, under one stall rule over their solutions together (``"race"``).
 
     The run's sub-solver (SCIP) races in the calling thread; CP-SAT builds its model and solves
-    in a thread of its own (so a race takes two cores while it lasts). A racer that ends on its
-    own (a proof, its time limit) ends the race. CP-SAT takes part only in pure-integer problems
-    it can model; otherwise this is the ``"feasibility"`` start.
+    in a child process (:class:`lns.core.cpsat_racer.CpSatProcess`; a race takes two cores
+    while it lasts). A racer that ends on its own (a proof, its time limit) ends the race.
+    CP-SAT takes part only in pure-integer problems it can model; otherwise this is the
+    ``"feasibility"`` start.
     """
 
     stall: StallRule = StallRule()
     name = "race"
 
     def __call__(self, task: StartTask) -> SolveOutcome:
-        from lns.core.cpsat_subsolver import CpSatSubSolver
+        from lns.core.cpsat_racer import CpSatProcess
 
         began = time.perf_counter()
         scip = task.sub_solver
@@ -447,7 +447,7 @@ class RacingStart:
         racers: list[SubSolver] = [scip]
         problem = task.problem
         if len(problem.integer_indices) == problem.n_vars:
-            racers.append(_BuiltOnSolve(lambda: CpSatSubSolver(problem)))
+            racers.append(CpSatProcess(problem))
         task = _less_time(task, began)
         return _with_emphasis(
             scip,
@@ -455,43 +455,6 @@ class RacingStart:
             task.scip_params,
             lambda: race_until_stall(racers, task, self.stall),
         )
-
-
-class _BuiltOnSolve:
-    """A racer whose solver is built at its solve, in its own thread (a CP-SAT model of a
-    large problem takes seconds to build, which the other racers need not wait for). A stop
-    before the build is done ends the solve as soon as it is; a problem the solver cannot take
-    ends it with ``OTHER`` (logged), which does not end a race."""
-
-    name = "built-on-solve"
-    total_solve_time = 0.0
-
-    def __init__(self, build: Callable[[], SubSolver]):
-        self.build = build
-        self.solver: SubSolver | None = None
-        self._stopped = False
-        self._lock = threading.Lock()
-
-    def solve(self, **arguments) -> SolveOutcome:
-        try:
-            solver = self.build()
-        except UnsupportedProblemError as error:
-            log.info("%s: it does not race", error)
-            return SolveOutcome(SolveStatus.OTHER)
-        with self._lock:
-            self.solver = solver
-            if self._stopped:
-                return SolveOutcome(SolveStatus.INTERRUPTED)
-        return solver.solve(**arguments)
-
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-            if self.solver is not None:
-                self.solver.stop()
-
-    def session(self):
-        return no_session()
 
 
 def _less_time(task: StartTask, began: float) -> StartTask:

@@ -155,3 +155,15 @@ def test_warm_lp_replacing_a_binding_last_row_reaches_the_optimum():
     np.testing.assert_allclose(hot.x, [3, 0.5], atol=1e-9)
     np.testing.assert_allclose(hot.row_duals, [0, 1], atol=1e-9)
     np.testing.assert_allclose(hot.reduced_costs, [2, 0], atol=1e-9)
+
+
+def test_warm_lp_after_an_interior_point_start_re_solves_by_simplex():
+    problem = read_problem(miplib("p0201"))
+    model = WarmLP(problem, method="highs-ipm")
+    assert model.solve().optimal and model._highs.getInfo().ipm_iteration_count > 0
+    model.change_column_bounds(np.array([0]), 1.0, 1.0)
+    simplex = WarmLP(problem)
+    simplex.change_column_bounds(np.array([0]), 1.0, 1.0)
+    hot = model.solve()
+    assert hot.optimal and hot.objective == pytest.approx(simplex.solve().objective)
+    assert model._highs.getInfo().ipm_iteration_count == 0

@@ -303,7 +303,9 @@ class WarmLP:
     extra_rows : ExtraRows, optional
     extra_columns : ExtraColumns, optional
     method : {"highs", "highs-ds", "highs-ipm"}
-        HiGHS algorithm of the first solve (later solves start from its basis).
+        HiGHS algorithm of the first solve. Later solves start from the last basis with the
+        simplex method (after ``"highs-ipm"``, whose crossover gives that basis, HiGHS is told
+        to choose: left at ``"ipm"`` it would solve each change from scratch).
 
     Raises
     ------
@@ -343,6 +345,7 @@ class WarmLP:
         self._highs.setOptionValue("threads", 1)
         for name, value in _METHOD_OPTIONS[method].items():
             self._highs.setOptionValue(name, value)
+        self._cold_solver = _METHOD_OPTIONS[method].get("solver") == "ipm"
         self._highs.passModel(lp)
 
     def change_coefficients(self, row: int, columns: np.ndarray, values: np.ndarray) -> None:
@@ -420,6 +423,9 @@ class WarmLP:
             status = "interrupted"
         else:
             status = _STATUS.get(self._highs.getModelStatus(), "error")
+        if status == "optimal" and self._cold_solver:
+            self._highs.setOptionValue("solver", "choose")
+            self._cold_solver = False
         if status != "optimal":
             nan_cols, nan_rows = np.full(self.n_columns, np.nan), np.full(self.n_rows, np.nan)
             return LPSolution(

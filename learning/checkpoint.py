@@ -30,7 +30,8 @@ def problem_metadata(problem_class: str | None, n_variables: list, n_constraints
     Parameters
     ----------
     problem_class : str or None
-        One of :data:`learning.problem_class.CLASSES`, or ``None`` when unknown.
+        One of :data:`learning.problem_class.TRAINED_CLASSES` (a class, or ``"general"`` for a
+        mixture), or ``None`` when unknown.
     n_variables, n_constraints : list of int
         Variables and constraint nodes (two-sided rows split) of the training graphs.
     """

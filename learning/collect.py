@@ -312,7 +312,9 @@ def collect_instance(
     """Run the LB expert on ``problem``; returns its samples (a dict of arrays and plain values).
 
     ``variable_columns`` (:func:`learning.features.resolve_columns`) are recorded; the Local
-    Branching LP columns are computed with the expert's radius of each sample.
+    Branching LP columns are computed with the expert's radius of each sample. The features
+    cover every variable, the neighborhoods only change integer ones: ``integer_mask`` records
+    which, so that training scores those alone (:class:`learning.dataset.Sample`).
     """
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -335,6 +337,7 @@ def collect_instance(
         "seed": seed,
         "edge_index": extractor.edge_index,
         "edge_features": extractor.edge_features,
+        "integer_mask": problem.integer_mask,
         "samples": [],
     }
     if incumbent.x is None:

@@ -19,18 +19,24 @@ from learning.graph import make_graph
 class Sample:
     """One LB iteration: the graph and its neighborhoods.
 
+    The graph holds every variable, continuous ones included (they pass messages); the
+    neighborhoods cover only the ``n_integer`` integer variables, the only ones a selector frees.
+
     Attributes
     ----------
     graph : learning.graph.BipartiteGraph
-    positives : torch.Tensor, shape (P, n), float32 0/1
-    negatives : torch.Tensor, shape (N, n), float32 0/1
+    positives : torch.Tensor, shape (P, n_integer), float32 0/1
+    negatives : torch.Tensor, shape (N, n_integer), float32 0/1
     instance : str
+    integer : torch.Tensor, shape (n,), bool
+        The integer variables of the graph (:func:`integer_mask`).
     """
 
     graph: object
     positives: torch.Tensor
     negatives: torch.Tensor
     instance: str
+    integer: torch.Tensor
 
 
 def instance_files(data_dir: str | Path) -> list[Path]:
@@ -74,10 +80,32 @@ def load_samples(
                 data["edge_index"],
                 data["edge_features"],
             )
+            integer = integer_mask(data, s)
             samples.append(
-                Sample(graph, s["positives"].float(), s["negatives"].float(), data["instance"])
+                Sample(
+                    graph,
+                    s["positives"][:, integer].float(),
+                    s["negatives"][:, integer].float(),
+                    data["instance"],
+                    integer,
+                )
             )
     return samples
+
+
+def integer_mask(data: dict, sample: dict) -> torch.Tensor:
+    """The integer variables of a sample of ``data`` (:func:`learning.collect.load_instance_file`).
+
+    Read from the file's ``integer_mask``; files collected before it was recorded give it by
+    their ``IS_CONTINUOUS`` column, or, collected without that column, count every variable as
+    integer (the classes of the shipped models are pure binary).
+    """
+    if "integer_mask" in data:
+        return data["integer_mask"].bool()
+    collected = list(data["features"]["variable"])
+    if "IS_CONTINUOUS" in collected:
+        return sample["variable_features"][:, collected.index("IS_CONTINUOUS")] == 0
+    return torch.ones(len(sample["variable_features"]), dtype=torch.bool)
 
 
 def split_files(

@@ -16,6 +16,10 @@ sc    minimise   covering ``sum_{i in R} x_i >= 1``      some row has more than 
 "Maximise" and "minimise" are read from the objective in the minimisation sense: packing
 needs weights ``>= 0`` to be maximised, covering costs ``>= 0`` to be minimised. Anything else
 (general integers, continuous variables, other coefficients or sides, mixed rows) is no class.
+
+A checkpoint may also record :data:`GENERAL`: a model trained on a mixture of classes and
+general MIPs, meant for any problem, which ``cl_lns`` uses when no model of the problem's class
+is shipped (:mod:`learning.selector`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ from lns.core.problem import Problem
 #: Mean row size up to which a packing problem is read as independent set rather than auction.
 MIS_MAX_MEAN_ROW = 4.0
 CLASSES = ("mis", "mvc", "sc", "ca")
+#: The class recorded by a model trained on a mixture of instances, meant for any problem.
+GENERAL = "general"
+#: The classes a checkpoint may record (``lns-train problem_class=...``).
+TRAINED_CLASSES = (*CLASSES, GENERAL)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from threadpoolctl import ThreadpoolController
 from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import BASE_VARIABLE_COLUMNS, FeatureExtractor, Observation, uses_lb_lp
 from learning.inference import GraphCache, NumpyPolicy
-from learning.problem_class import DetectedClass, detect_class
+from learning.problem_class import GENERAL, DetectedClass, detect_class
 from lns.core.interrupt import active_guard
 from lns.core.problem import Problem
 from lns.core.selection import Neighborhood, SearchState, Selector
@@ -169,8 +169,9 @@ class CLLNS(Selector):
         A checkpoint written by ``lns-train`` (:func:`learning.checkpoint.save_checkpoint`), or the
         name of a shipped one in ``learning/pretrained`` (``"mis"``, ``"mvc"``). ``None``: the
         shipped model of the class the problem looks like
-        (:func:`learning.problem_class.detect_class`),
-        chosen in :meth:`check`; a :class:`CheckpointError` says when none matches.
+        (:func:`learning.problem_class.detect_class`), else the shipped ``general`` model
+        (trained on a mixture, for any problem), chosen in :meth:`check`; a
+        :class:`CheckpointError` says when neither is shipped.
     lp_time_limit : float
         Seconds for the root LP of the features (once per problem), clipped to the time left.
     threads : int or None
@@ -263,7 +264,8 @@ class CLLNS(Selector):
         Raises
         ------
         CheckpointError
-            No checkpoint was given and no shipped model is for the class ``problem`` looks like.
+            No checkpoint was given, no shipped model is for the class ``problem`` looks like,
+            and no general model is shipped.
         """
         self._checked = problem
         if self.prefetch is not None:
@@ -279,26 +281,39 @@ class CLLNS(Selector):
         self.prefetch.start()
 
     def _use_shipped_model(self, problem: Problem, detected: DetectedClass) -> None:
-        """Load the shipped model of the ``detected`` class, or raise :class:`CheckpointError`."""
+        """Load the shipped model of the ``detected`` class, else the shipped general model.
+
+        Raises
+        ------
+        CheckpointError
+            Neither is shipped.
+        """
         models = shipped_models()
-        if detected.name not in models:
+        looks_like = detected.name or "none of the CL-LNS classes"
+        name = detected.name if detected.name in models else GENERAL
+        if name not in models:
             raise CheckpointError(
-                f"cl_lns: no shipped model fits {problem.name}: it looks like "
-                f"{detected.name or 'none of the CL-LNS classes'} ({detected.reason}); shipped "
-                f"models are for {sorted(models)}; train one (lns-collect, lns-train) and pass "
-                "selector.checkpoint=PATH"
+                f"cl_lns: no shipped model fits {problem.name}: it looks like {looks_like} "
+                f"({detected.reason}); shipped models are for {sorted(models)}, and no "
+                f"{GENERAL} model is shipped ({PRETRAINED_DIR / GENERAL}.pt); train one "
+                "(lns-collect, lns-train) and pass selector.checkpoint=PATH"
             )
-        if self.checkpoint != models[detected.name]:
-            self._load(models[detected.name])
-        log.info(
-            "%s: cl_lns uses the shipped %s model (%s)",
-            problem.name,
-            detected.name,
-            detected.reason,
-        )
+        if self.checkpoint != models[name]:
+            self._load(models[name])
+        why = detected.reason
+        if name == GENERAL:
+            why = (
+                f"it looks like {detected.name} ({detected.reason}), for which no model is shipped"
+                if detected.name
+                else f"it is none of the CL-LNS classes: {detected.reason}"
+            )
+        log.info("%s: cl_lns uses the shipped %s model (%s)", problem.name, name, why)
 
     def _warn_if_other_class(self, problem: Problem, detected: DetectedClass) -> None:
-        """Warn when the checkpoint records no class, or another than ``detected``."""
+        """Warn when the checkpoint records no class, or another than ``detected``.
+
+        A checkpoint of the ``general`` class is meant for any problem: no warning.
+        """
         trained = self._trained_on.get("class")
         if trained is None:
             log.warning(
@@ -306,7 +321,7 @@ class CLLNS(Selector):
                 problem.name,
                 self.checkpoint,
             )
-        elif trained != detected.name:
+        elif trained not in (GENERAL, detected.name):
             log.warning(
                 "%s: checkpoint %s was trained on %s, but the problem looks like %s (%s)",
                 problem.name,

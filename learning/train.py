@@ -24,7 +24,7 @@ from learning.dataset import instance_files, load_samples, normalization_stats, 
 from learning.features import ConsFeature, EdgeFeature, feature_spec, resolve_columns
 from learning.loss import loss_function
 from learning.model import GATPolicy
-from learning.problem_class import CLASSES
+from learning.problem_class import TRAINED_CLASSES
 from lns.core.errors import UnknownNameError
 
 log = logging.getLogger("lns.train")
@@ -56,9 +56,11 @@ class TrainConfig:
         :class:`learning.model.GATPolicy` keyword arguments (the input widths are set from the
         features).
     problem_class : str or None
-        The class of the training instances (:data:`learning.problem_class.CLASSES`), recorded in
-        the checkpoint with the sizes of the training graphs; ``cl_lns`` picks shipped models by it
-        and warns when a problem does not look like it. ``None``: not recorded.
+        The class of the training instances (:data:`learning.problem_class.CLASSES`), or
+        ``"general"`` for a mixture of classes and general MIPs
+        (:data:`learning.problem_class.GENERAL`), recorded in the checkpoint with the sizes of
+        the training graphs; ``cl_lns`` picks shipped models by it and warns when a problem does
+        not look like it (never for ``"general"``). ``None``: not recorded.
     features : str or list of str
         The variable columns the model reads, among those collected
         (:func:`learning.features.resolve_columns`: ``"base"``, ``"all"`` or names, in order);
@@ -79,8 +81,8 @@ class TrainConfig:
     features: str | list = "base"
 
     def __post_init__(self):
-        if self.problem_class is not None and self.problem_class not in CLASSES:
-            raise UnknownNameError("problem class", self.problem_class, CLASSES)
+        if self.problem_class is not None and self.problem_class not in TRAINED_CLASSES:
+            raise UnknownNameError("problem class", self.problem_class, TRAINED_CLASSES)
         resolve_columns(self.features)
 
 
@@ -91,10 +93,15 @@ def seed_everything(seed: int) -> None:
 
 
 def graph_logits(model: GATPolicy, samples: list) -> list[torch.Tensor]:
-    """The logits of each graph of ``samples``, in order, scored in one batched forward pass."""
+    """The logits of the integer variables of each graph of ``samples``, in order.
+
+    The graphs, of any sizes, are scored in one batched forward pass; each graph's logits are
+    then cut out of it and restricted to ``Sample.integer``, the variables the selector frees
+    (and that the neighborhoods of :class:`learning.dataset.Sample` cover).
+    """
     batch = Batch.from_data_list([s.graph for s in samples])
     logits = model(batch)
-    return [logits[batch.ptr[i] : batch.ptr[i + 1]] for i in range(len(samples))]
+    return [logits[batch.ptr[i] : batch.ptr[i + 1]][s.integer] for i, s in enumerate(samples)]
 
 
 def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> torch.Tensor:
@@ -112,6 +119,8 @@ def top_k_recall(logits: torch.Tensor, positives: torch.Tensor) -> float:
 
     The expert's neighborhood is the first positive, of ``k`` variables. The recall is 1 when the
     greedy selector with the expert's size would free exactly the expert's neighborhood.
+    ``logits`` and ``positives`` cover the same variables: the integer ones of a graph
+    (:func:`graph_logits`), among which the selector chooses.
     """
     expert = positives[0] > 0.5
     top = torch.topk(logits, int(expert.sum())).indices

@@ -46,6 +46,7 @@ TINY_PARAMS = {
     "mvc": {"n_nodes": 40, "affinity": 3},
     "sc": {"n_rows": 30, "n_cols": 20, "density": 0.2},
     "ca": {"n_items": 20, "n_bids": 40},
+    "cfl": {"n_customers": 6, "n_facilities": 3},
 }
 
 

@@ -296,7 +296,8 @@ class CLLNS(Selector):
                 f"cl_lns: no shipped model fits {problem.name}: it looks like {looks_like} "
                 f"({detected.reason}); shipped models are for {sorted(models)}, and no "
                 f"{GENERAL} model is shipped ({PRETRAINED_DIR / GENERAL}.pt); train one "
-                "(lns-collect, lns-train) and pass selector.checkpoint=PATH"
+                "(lns-collect, lns-train) and pass it: selector.checkpoint=PATH, or for an arm of "
+                "adaptive options={'cl_lns': {'checkpoint': PATH}}"
             )
         if self.checkpoint != models[name]:
             self._load(models[name])

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import lns.api
+import lns.core.cpsat_racer
 import lns.core.start
 from helpers import knapsack, miplib, mixed_problem
 from lns import solve
@@ -289,6 +290,24 @@ def test_cpsat_in_a_child_process_stops_when_asked():
     outcome = racer.solve(time_limit=60, seed=0)
     assert time.perf_counter() - began < 5.0
     assert outcome.status is SolveStatus.INTERRUPTED
+    assert not multiprocessing.active_children()
+
+
+def test_a_stop_after_the_cpsat_child_ended_returns_at_once():
+    racer = CpSatProcess(knapsack())
+    assert racer.solve(time_limit=20, seed=0).status is SolveStatus.OPTIMAL
+    stopping = threading.Thread(target=racer.stop)
+    stopping.start()
+    stopping.join(timeout=2.0)
+    assert not stopping.is_alive()
+
+
+def test_a_cpsat_child_that_does_not_report_is_killed_after_its_deadline(monkeypatch):
+    monkeypatch.setattr(lns.core.cpsat_racer, "_child_main", lambda *args, **kwargs: time.sleep(60))
+    began = time.perf_counter()
+    outcome = CpSatProcess(knapsack()).solve(time_limit=0.5, seed=0)
+    assert outcome.status is SolveStatus.TIME_LIMIT and not outcome.found
+    assert time.perf_counter() - began < 0.5 + lns.core.cpsat_racer.JOIN_SECONDS + 2.0
     assert not multiprocessing.active_children()
 
 

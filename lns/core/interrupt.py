@@ -192,3 +192,13 @@ class InterruptGuard:
 def active_guard() -> InterruptGuard | None:
     """The guard of the run in progress in the main thread, if any."""
     return _active
+
+
+def _forget_in_child() -> None:
+    """A forked process runs none of its parent's guard: its signal handling is the parent's,
+    and its lock may be held by a thread that the fork left behind."""
+    global _active
+    _active = None
+
+
+os.register_at_fork(after_in_child=_forget_in_child)

@@ -43,6 +43,14 @@ SHIPPED_SCORES = {
 }
 
 
+@pytest.fixture(autouse=True)
+def no_prefetch_left():
+    """A prefetch a test started and never waited for (its root LP) would run on into the
+    tests after it, which then share the cores with it."""
+    yield
+    learning.selector._cancel_prefetches()
+
+
 def tiny(name: str, seed: int = 0):
     cls = CLASSES[name]
     return cls.generate(

@@ -19,7 +19,6 @@ run that resumes it.
 
 from __future__ import annotations
 
-import ctypes
 import datetime
 import glob
 import importlib
@@ -27,7 +26,6 @@ import logging
 import multiprocessing
 import os
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +34,7 @@ from typing import Any
 from instances.bundled import resolve_instance
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
+from lns.core.portfolio_worker import die_with_parent
 from lns.core.problem import instance_name
 from lns.core.solu import known_objective
 from lns.registry import SELECTORS
@@ -322,24 +321,6 @@ def _solve(spec: RunSpec):
 def _execute_and_store(spec: RunSpec, results_dir: str, parent: int) -> None:
     die_with_parent(parent)
     BenchStore(results_dir).write(execute(spec))
-
-
-#: ``prctl`` option of Linux: the signal the calling process gets when its parent ends.
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(parent: int) -> None:
-    """Have the kernel kill this process when its parent (process ``parent``) ends, however it ends.
-
-    Linux only (``prctl(PR_SET_PDEATHSIG, SIGKILL)``); elsewhere nothing is done. A parent that
-    died before the call is caught by comparing the parent id, and this process exits at once.
-    """
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-            log.warning("prctl(PR_SET_PDEATHSIG) failed: %s", os.strerror(ctypes.get_errno()))
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def run_isolated(spec: RunSpec, store: BenchStore, kill_grace: float) -> RunRecord:

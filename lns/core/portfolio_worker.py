@@ -21,6 +21,7 @@ the worker's own solution) and ``("stop", reason)``.
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import queue
 import signal
@@ -44,6 +45,8 @@ from lns.core.subsolver import SEED_BOUND
 
 #: Seconds of the complete worker's first solve (each restart doubles them).
 FIRST_SEGMENT = 10.0
+log = logging.getLogger("lns")
+
 #: ``prctl`` option: the signal a process gets when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1
 
@@ -105,9 +108,21 @@ def detach(parent: int) -> None:
     for signum in STOP_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel kill this process when its parent (process ``parent``) ends, however it
+    ends.
+
+    Linux only (``prctl(PR_SET_PDEATHSIG, SIGKILL)``); elsewhere nothing is done. A parent that
+    died before the call is caught by comparing the parent id, and this process exits at once.
+    """
     if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the main process died before prctl took effect
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            log.warning("prctl(PR_SET_PDEATHSIG) failed: %s", os.strerror(ctypes.get_errno()))
+    if os.getppid() != parent:
         os._exit(1)
 
 

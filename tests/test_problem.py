@@ -57,6 +57,17 @@ def test_objective_offset_survives_the_scip_model_and_writing(tmp_path):
     assert again.objective_offset == 5.5 and again.objective_value(x) == 23.0 + 5.5
 
 
+def test_a_variable_written_twice_in_a_row_keeps_the_sum_of_its_coefficients(tmp_path):
+    path = tmp_path / "twice.lp"
+    path.write_text(
+        "Minimize\n obj: x + y\nSubject To\n c1: x + y + x >= 3\n"
+        "Bounds\n 0 <= x <= 1\n 0 <= y <= 5\nGeneral\n x y\nEnd\n"
+    )
+    problem = read_problem(path)
+    assert problem.matrix.toarray().tolist() == [[2.0, 1.0]]
+    assert problem.check(np.array([1.0, 1.0])).feasible  # 2 + 1 >= 3; read as x + y, it is not
+
+
 def test_check_measures_violations():
     problem = mixed_problem()
     optimum = np.array([1, 1, 3, 3, 0.5])

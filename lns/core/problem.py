@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gzip
+import itertools
 import os
 import shutil
 import sys
@@ -343,41 +344,42 @@ def read_scip_model(path: str | Path):
 
 
 def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
-    """Extract the arrays of a SCIP model in problem stage; non-linear constraints are rejected."""
+    """Extract the arrays of a SCIP model in problem stage; non-linear constraints are rejected.
+
+    A variable listed twice in one constraint (an LP file may write ``x + y + x``) keeps the
+    sum of its coefficients, as SCIP does. The matrix is built from one flat pass over the
+    constraints' variables and values: a Python loop that grows lists per constraint took
+    0.3 s on 24,000 rows.
+    """
     variables = model.getVars()
-    index = {v.name: j for j, v in enumerate(variables)}
     where = source if source is not None else name
     unknown = [v.vtype() for v in variables if v.vtype() not in _SCIP_TYPES]
     if unknown:
         raise UnsupportedProblemError(f"{where}: variable type {unknown[0]} is not supported")
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    row_lower: list[float] = []
-    row_upper: list[float] = []
-    row_names: list[str] = []
-    for i, cons in enumerate(model.getConss()):
-        handler = cons.getConshdlrName()
-        if handler not in _LINEAR_HANDLERS:
+    constraints = model.getConss()
+    for cons in constraints:
+        if cons.getConshdlrName() not in _LINEAR_HANDLERS:
             raise UnsupportedProblemError(
-                f"{where}: constraint '{cons.name}' is of type '{handler}'; "
+                f"{where}: constraint '{cons.name}' is of type '{cons.getConshdlrName()}'; "
                 "only linear constraints are supported"
             )
-        coefficients = model.getValsLinear(cons)
-        rows.extend([i] * len(coefficients))
-        cols.extend(index[v] for v in coefficients)
-        vals.extend(coefficients.values())
-        row_lower.append(model.getLhs(cons))
-        row_upper.append(model.getRhs(cons))
-        row_names.append(cons.name)
-    n, m = len(variables), len(row_names)
-    matrix = sp.csr_matrix(
-        (
-            np.array(vals, dtype=float),
-            (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)),
-        ),
-        shape=(m, n),
-    )
+    row_variables = [model.getConsVars(cons) for cons in constraints]
+    row_values = [model.getConsVals(cons) for cons in constraints]
+    n, m = len(variables), len(constraints)
+    lengths = np.fromiter(map(len, row_variables), dtype=np.int64, count=m)
+    nnz = int(lengths.sum())
+    scip_index = np.fromiter((v.getIndex() for v in variables), dtype=np.int64, count=n)
+    position = np.empty(int(scip_index.max()) + 1 if n else 0, dtype=np.int64)
+    position[scip_index] = np.arange(n)
+    cols = position[
+        np.fromiter(
+            (v.getIndex() for v in itertools.chain.from_iterable(row_variables)),
+            dtype=np.int64,
+            count=nnz,
+        )
+    ]
+    vals = np.fromiter(itertools.chain.from_iterable(row_values), dtype=float, count=nnz)
+    matrix = sp.csr_matrix((vals, cols, np.r_[0, np.cumsum(lengths)]), shape=(m, n))
     matrix.sum_duplicates()
     return Problem(
         name=name,
@@ -389,9 +391,9 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
         objective_offset=float(model.getObjoffset()),
         sense=model.getObjectiveSense(),
         matrix=matrix,
-        row_lower=_from_scip(np.array(row_lower, dtype=float)),
-        row_upper=_from_scip(np.array(row_upper, dtype=float)),
-        row_names=tuple(row_names),
+        row_lower=_from_scip(np.array([model.getLhs(c) for c in constraints], dtype=float)),
+        row_upper=_from_scip(np.array([model.getRhs(c) for c in constraints], dtype=float)),
+        row_names=tuple(c.name for c in constraints),
         source=source,
     )
 

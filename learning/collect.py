@@ -138,7 +138,7 @@ def swapped_neighborhood(
 
 def find_negatives(
     problem: Problem,
-    solver: ScipSubSolver,
+    solver: RenewedSolver,
     incumbent: np.ndarray,
     objective: float,
     base: np.ndarray,
@@ -191,6 +191,26 @@ def find_negatives(
     return negatives, improvements, tries
 
 
+class RenewedSolver:
+    """A SCIP sub-solver that replaces itself after a solve it had to abandon.
+
+    SCIP may overrun a time limit inside one long LP (a root LP of a million nonzeros); the
+    watchdog then abandons the solve, and its model stays in SCIP's use, so the next solve
+    needs a new model. Collection goes on with one instead of ending the instance.
+    """
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        self.current = ScipSubSolver(problem)
+
+    def solve(self, **kwargs) -> SolveOutcome:
+        """:meth:`ScipSubSolver.solve`; after an abandoned solve, the next one gets a new model."""
+        outcome = self.current.solve(**kwargs)
+        if outcome.status is SolveStatus.ABANDONED:
+            self.current = ScipSubSolver(self.problem)
+        return outcome
+
+
 class ExpertStep:
     """The sub-solver of the collection loop: it solves nothing.
 
@@ -217,7 +237,7 @@ class SampleRecorder(Callback):
 
     Parameters
     ----------
-    solver : ScipSubSolver
+    solver : RenewedSolver
         Solves the negative candidates.
     extractor : FeatureExtractor
         The state's features.
@@ -233,7 +253,7 @@ class SampleRecorder(Callback):
 
     def __init__(
         self,
-        solver: ScipSubSolver,
+        solver: RenewedSolver,
         extractor: FeatureExtractor,
         config: CollectConfig,
         rng: np.random.Generator,
@@ -318,7 +338,7 @@ def collect_instance(
     """
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
-    solver = ScipSubSolver(problem)
+    solver = RenewedSolver(problem)
     extractor = FeatureExtractor(
         problem, lp_time_limit=config.lp_time_limit, variable_columns=variable_columns
     )
@@ -356,7 +376,7 @@ def _expert_samples(
     problem: Problem,
     config: CollectConfig,
     rng: np.random.Generator,
-    solver: ScipSubSolver,
+    solver: RenewedSolver,
     extractor: FeatureExtractor,
     incumbent: Incumbent,
 ) -> list:

@@ -555,3 +555,23 @@ def test_command_line_feature_options(all_columns, tmp_path, monkeypatch):
     )
     trained = torch.load("m.pt", weights_only=True)["features"]
     assert trained["variable"] == ["LB_LP_DELTA", "OBJECTIVE"]
+
+
+def test_collection_replaces_a_sub_solver_whose_solve_was_abandoned(monkeypatch):
+    import learning.collect as collect
+    from lns.core.subsolver import SolveOutcome, SolveStatus
+
+    made = []
+
+    class Abandoning:
+        def __init__(self, problem):
+            made.append(self)
+
+        def solve(self, **kwargs):
+            return SolveOutcome(SolveStatus.ABANDONED if len(made) == 1 else SolveStatus.OPTIMAL)
+
+    monkeypatch.setattr(collect, "ScipSubSolver", Abandoning)
+    solver = collect.RenewedSolver(tiny_mis(0))
+    assert solver.solve(time_limit=1.0).status is SolveStatus.ABANDONED
+    assert solver.solve(time_limit=1.0).status is SolveStatus.OPTIMAL
+    assert len(made) == 2 and solver.current is made[1]

@@ -11,7 +11,8 @@ Two measurements on one instance (e.g. the paper's 6000-node independent set:
    it also reports when the first solution was found, the median selection time of the calls
    that computed scores, and the median sub-solve time. The trees run alternately,
    ``--repeats`` times each, so that both see the same machine load; medians are printed.
-2. **Parts** (this tree): import of the selector, checkpoint read, root LP and static features,
+2. **Parts** (this tree): file read by SCIP, the problem's arrays from SCIP's model, import of the
+   selector, checkpoint read, root LP and static features,
    graph cache, dynamic features, inference (numpy), one sub-solve of a CL-LNS neighborhood of
    20% of the integer variables at the loop's 5 s limit; and the torch path it replaces: import
    of torch and torch-geometric, checkpoint load, inference of the torch model (1 thread).
@@ -100,10 +101,14 @@ def _timed(function, repeats: int = 1):
 
 def parts(instance: str, repeats: int, checkpoint: str) -> list:
     """(part, seconds) of this tree's start-up, then of the torch path, in one process."""
-    from lns.core.problem import read_problem
+    from lns.core.problem import instance_name, problem_from_scip, read_scip_model
     from lns.core.scip_subsolver import ScipSubSolver
 
     rows = []
+    seconds, model = _timed(lambda: read_scip_model(instance))
+    rows.append(("file read (SCIP)", seconds))
+    seconds, problem = _timed(lambda: problem_from_scip(model, instance_name(Path(instance))))
+    rows.append(("problem arrays from the SCIP model", seconds))
     seconds, _ = _timed(lambda: __import__("learning.selector"))
     rows.append(("import learning.selector (numpy path)", seconds))
     from learning.checkpoint_file import read_checkpoint
@@ -111,7 +116,6 @@ def parts(instance: str, repeats: int, checkpoint: str) -> list:
     from learning.inference import NumpyPolicy
     from learning.selector import PRETRAINED_DIR
 
-    problem = read_problem(instance)
     solver = ScipSubSolver(problem)
     first = solver.solve(time_limit=10, seed=0, solution_limit=1).best
     if first is None:

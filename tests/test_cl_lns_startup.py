@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -257,8 +258,9 @@ def test_cl_lns_run_does_not_need_torch(tmp_path):
 
 
 def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
-    """A slow import (a fake module that sleeps) and the static features run beside the caller,
-    from ``check`` on; the first call uses those features instead of computing them again."""
+    """A slow import (a fake module that sleeps), the static features and the graph cache run
+    beside the caller, from ``check`` on; the first call uses them instead of computing them
+    again."""
     (tmp_path / "slow_fake_module.py").write_text("import time\ntime.sleep(0.5)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(CLLNS, "background_imports", ("slow_fake_module",))
@@ -267,6 +269,13 @@ def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
         learning.selector,
         "FeatureExtractor",
         lambda *args, **kwargs: built.append(FeatureExtractor(*args, **kwargs)) or built[-1],
+    )
+    graphs = []
+    cache = learning.selector.graph_cache
+    monkeypatch.setattr(
+        learning.selector,
+        "graph_cache",
+        lambda *args: graphs.append(threading.current_thread().name) or cache(*args),
     )
     selector, problem = CLLNS("mis"), tiny("mis")
     began = time.perf_counter()
@@ -279,7 +288,7 @@ def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
     state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 30)
     selector.setup(problem)
     assert len(selector(state, 3, np.random.default_rng(0)).free) == 3
-    assert len(built) == 1
+    assert len(built) == 1 and graphs == ["cl_lns prefetch"]
 
 
 def test_cl_lns_runs_on_portfolio_workers():

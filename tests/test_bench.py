@@ -386,8 +386,11 @@ def test_report_of_an_empty_folder_names_it(tmp_path):
 
 
 PRESETS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
-CL_LNS_PRESETS = [preset for preset in PRESETS if preset.startswith("cl_lns_")]
-GENERATED_PRESETS = sorted(set(PRESETS) - set(CL_LNS_PRESETS) - {"miplib2017"})
+GENERALISATION_PRESETS = [p for p in PRESETS if p.startswith("cl_lns_generalisation_")]
+CL_LNS_PRESETS = [p for p in PRESETS if p.startswith("cl_lns_") and p not in GENERALISATION_PRESETS]
+GENERATED_PRESETS = sorted(
+    set(PRESETS) - set(CL_LNS_PRESETS) - set(GENERALISATION_PRESETS) - {"miplib2017"}
+)
 
 
 @pytest.mark.parametrize("preset", GENERATED_PRESETS)
@@ -421,6 +424,22 @@ def test_cl_lns_presets_run_the_held_out_set_of_the_shipped_model(preset):
     header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
     assert f"out_dir=data/{problem_class}_test" in header
     assert f"results_dir={cfg.results_dir}" in header
+
+
+@pytest.mark.parametrize("preset", GENERALISATION_PRESETS)
+def test_generalisation_presets_run_a_shipped_model_on_larger_instances_against_the_baselines(
+    preset,
+):
+    folder = preset.removeprefix("cl_lns_generalisation_")
+    cfg = _compose_bench(f"+experiment={preset}")
+    assert list(cfg.instances) == [f"data/{folder}_gen/*.mps.gz"]
+    methods = expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options))
+    assert {"scip", "random", "cl_lns", "cpsat"} <= set(methods)
+    assert cfg.method_options.cl_lns.checkpoint == folder.removesuffix("6000")
+    assert cfg.method_options.cpsat.num_workers == 2
+    header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    assert f"out_dir=data/{folder}_gen" in header
+    assert f"lns-report results_dir={cfg.results_dir}" in header
 
 
 def _compose_bench(*overrides):

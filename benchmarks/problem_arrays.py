@@ -27,6 +27,8 @@ from lns.core.problem import problem_from_scip, read_scip_model
 def load_module(path: str):
     """The module in file ``path``, under a name of its own."""
     spec = importlib.util.spec_from_file_location("problem_before", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while it is executed
     spec.loader.exec_module(module)

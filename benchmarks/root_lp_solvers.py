@@ -25,7 +25,7 @@ import numpy as np
 from lns.core.lp import WarmLP
 from lns.core.problem import read_problem
 
-SETTINGS = {
+SETTINGS: dict[str, dict] = {
     "simplex (HiGHS's choice, used)": {},
     "dual simplex": {"solver": "simplex", "simplex_strategy": 1},
     "ipm, no crossover": {"solver": "ipm", "run_crossover": "off"},

@@ -15,24 +15,13 @@ Example (the figures in the closing note of this change)::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
-import sys
 import time
+
+from lp_solvers import load_module
 
 from instances.bundled import resolve_instance
 from lns.core.problem import problem_from_scip, read_scip_model
-
-
-def load_module(path: str):
-    """The module in file ``path``, under a name of its own."""
-    spec = importlib.util.spec_from_file_location("problem_before", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"{path}: not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it is executed
-    spec.loader.exec_module(module)
-    return module
 
 
 def main(argv=None) -> None:
@@ -41,7 +30,7 @@ def main(argv=None) -> None:
     parser.add_argument("--before", required=True, help="an earlier lns/core/problem.py")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
-    before = load_module(args.before).problem_from_scip
+    before = load_module(args.before, "problem_before").problem_from_scip
     print("| instance | rows | before (s) | after (s) | after / before | same matrix |")
     print("|---|---:|---:|---:|---:|---|")
     for instance in args.instances:

@@ -22,12 +22,15 @@ def selector_config(name: str) -> dict:
     """The Hydra config of selector ``name``: ``_target_`` and every setting with its default.
 
     ``adaptive`` is built through :func:`lns.registry.adaptive_selector`, which also takes arm
-    names (``selector.selectors=[random,rins]``) and per-name arm settings (``options``).
+    names (``selector.selectors=[random,rins]``), per-name arm settings (``options``) and arms
+    added to the default ones (``selector.extra_arms=[cl_lns]``).
     """
     module, _, attribute = SELECTORS[name].partition(":")
     node = {"_target_": f"{module}.{attribute}", "_convert_": "all", **selector_defaults(name)}
     if name == "adaptive":
-        node.update({"_target_": "lns.registry.adaptive_selector", "options": None})
+        node.update(
+            {"_target_": "lns.registry.adaptive_selector", "options": None, "extra_arms": []}
+        )
     return node
 
 

@@ -341,6 +341,66 @@ def solve_root_lp(
     return RootLP(lp.x[:n], sign * lp.reduced_costs[:n], split_duals, True, status)
 
 
+@dataclass
+class GraphEdges:
+    """What the features need of a problem before its LP: the split-row matrix and the edges.
+
+    Built by :meth:`of`; the graph cache of :mod:`learning.inference` needs only this, so it
+    can be built while the root LP is solved.
+
+    Attributes
+    ----------
+    matrix : scipy.sparse.csr_matrix, shape (m', n)
+    rhs, is_equality, is_lower_side, upper_rows, lower_rows
+        As :func:`split_rows` returns them.
+    row_norm : numpy.ndarray, shape (m',)
+        Euclidean norm of each row of ``matrix`` (1 for an empty row).
+    edge_index : numpy.ndarray of int64, shape (2, nnz')
+        Row 0: constraint node, row 1: variable.
+    edge_features : numpy.ndarray of float32, shape (nnz', len(EdgeFeature))
+    coefficients : scipy.sparse.coo_matrix
+        ``matrix`` in the edges' order.
+    normalized : numpy.ndarray, shape (nnz',)
+        Each edge's coefficient over its row's norm.
+    """
+
+    matrix: sp.csr_matrix
+    rhs: np.ndarray
+    is_equality: np.ndarray
+    is_lower_side: np.ndarray
+    upper_rows: np.ndarray
+    lower_rows: np.ndarray
+    row_norm: np.ndarray
+    edge_index: np.ndarray
+    edge_features: np.ndarray
+    coefficients: sp.coo_matrix
+    normalized: np.ndarray
+
+    @classmethod
+    def of(cls, problem: Problem) -> GraphEdges:
+        matrix, rhs, is_equality, is_lower_side, upper_rows, lower_rows = split_rows(problem)
+        row_norm = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+        row_norm = np.where(row_norm > 0, row_norm, 1.0)
+        coo = matrix.tocoo()
+        normalized = coo.data / row_norm[coo.row]
+        edge_features = np.column_stack(
+            [slog(coo.data), normalized, slog(coo.data / np.maximum(1e-6, np.abs(rhs[coo.row])))]
+        ).astype(np.float32)
+        return cls(
+            matrix,
+            rhs,
+            is_equality,
+            is_lower_side,
+            upper_rows,
+            lower_rows,
+            row_norm,
+            np.vstack([coo.row, coo.col]).astype(np.int64),
+            edge_features,
+            coo,
+            normalized,
+        )
+
+
 def default_radius(problem: Problem) -> int:
     """The Local Branching radius ``k`` of an observation given none: the first neighborhood size
     of the LNS loop with its default settings (20% of the integer variables, at least 1)."""
@@ -362,6 +422,9 @@ class FeatureExtractor:
         The variable columns to compute, in order (:func:`resolve_columns`: ``"base"``, ``"all"``
         or names of :data:`VARIABLE_COLUMNS`). The root LP's basis is read only for the
         ``LP_BASIS_*`` columns, the Local Branching LP solved only for :data:`LB_LP_COLUMNS`.
+    edges : GraphEdges, optional
+        ``GraphEdges.of(problem)``, when the caller built it already (to build the graph cache
+        while the root LP is solved).
 
     Attributes
     ----------
@@ -371,6 +434,9 @@ class FeatureExtractor:
         :func:`feature_spec` of these columns, stored with anything computed from them.
     uses_lb_lp : bool
         Whether :meth:`observe` solves the Local Branching LP (its radius then matters).
+    edges : GraphEdges
+        The split-row matrix and the edges; ``matrix``, ``rhs``, ``row_norm``, ``edge_index``
+        and ``edge_features`` are its fields.
     """
 
     def __init__(
@@ -379,6 +445,7 @@ class FeatureExtractor:
         lp_time_limit: float = 60.0,
         cancel: threading.Event | None = None,
         variable_columns: str | Sequence[str] = "base",
+        edges: GraphEdges | None = None,
     ):
         self.problem = problem
         self.lp_time_limit = lp_time_limit
@@ -386,22 +453,16 @@ class FeatureExtractor:
         self.spec = feature_spec(self.variable_columns)
         self.uses_lb_lp = uses_lb_lp(self.variable_columns)
         self._column_index = np.array([VARIABLE_COLUMNS.index(c) for c in self.variable_columns])
-        matrix, rhs, is_equality, is_lower_side, upper_rows, lower_rows = split_rows(problem)
-        self.matrix = matrix
-        self.rhs = rhs
+        self.edges = edges = GraphEdges.of(problem) if edges is None else edges
+        self.matrix, self.rhs, self.row_norm = edges.matrix, edges.rhs, edges.row_norm
+        self.edge_index, self.edge_features = edges.edge_index, edges.edge_features
         basis = not {f.name for f in _BASIS_COLUMNS}.isdisjoint(self.variable_columns)
-        self.lp = solve_root_lp(problem, upper_rows, lower_rows, lp_time_limit, cancel, basis)
+        self.lp = solve_root_lp(
+            problem, edges.upper_rows, edges.lower_rows, lp_time_limit, cancel, basis
+        )
         self.objective_scale = max(np.abs(problem.min_objective).max(initial=0.0), 1e-12)
-        row_norm = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
-        self.row_norm = np.where(row_norm > 0, row_norm, 1.0)
-        coo = matrix.tocoo()
-        self.edge_index = np.vstack([coo.row, coo.col]).astype(np.int64)
-        normalized = coo.data / self.row_norm[coo.row]
-        self.edge_features = np.column_stack(
-            [slog(coo.data), normalized, slog(coo.data / np.maximum(1e-6, np.abs(rhs[coo.row])))]
-        ).astype(np.float32)
-        self.var_static = self._variable_static(coo, normalized)
-        self.cons_static = self._constraint_static(is_equality, is_lower_side)
+        self.var_static = self._variable_static(edges.coefficients, edges.normalized)
+        self.cons_static = self._constraint_static(edges.is_equality, edges.is_lower_side)
         self._lb_lp: DistanceLP | None = None  # built by the first observation that needs it
         self._lb_values: dict[bytes, np.ndarray] = {}  # x_lb of the last incumbents, by bytes
 

@@ -32,7 +32,13 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from learning.checkpoint_file import CheckpointError, read_checkpoint
-from learning.features import BASE_VARIABLE_COLUMNS, FeatureExtractor, Observation, uses_lb_lp
+from learning.features import (
+    BASE_VARIABLE_COLUMNS,
+    FeatureExtractor,
+    GraphEdges,
+    Observation,
+    uses_lb_lp,
+)
 from learning.inference import GraphCache, NumpyPolicy
 from learning.problem_class import GENERAL, DetectedClass, detect_class
 from lns.core.interrupt import active_guard
@@ -115,8 +121,11 @@ def _cancel_prefetches() -> None:
 
 
 class _Prefetch(threading.Thread):
-    """Imports ``modules``, computes the static features of ``problem`` and the policy's graph
-    cache beside the caller.
+    """Imports ``modules`` and computes the static features of ``problem`` beside the caller.
+
+    The policy's graph cache is built by whichever of this thread and the caller comes to it
+    first (:meth:`build_graph`): the caller's first call while HiGHS solves the root LP here
+    without Python's lock, or this thread once the LP is solved.
 
     A failure is left for the first call, which then computes what is missing itself and
     reports it with context. Setting :attr:`cancel` ends the root LP at its next iteration.
@@ -126,11 +135,13 @@ class _Prefetch(threading.Thread):
     problem : Problem
     columns : tuple of str
         The variable columns of the extractor (the checkpoint's).
+    edges : GraphEdges or None
+        The split-row matrix and the edges, once computed (before the root LP).
     extractor : FeatureExtractor or None
         The static features, once computed.
     graph : GraphCache or None
         ``policy``'s cache of the problem's graph, once computed (0.2 s on a 1000-node vertex
-        cover, otherwise spent in the first call).
+        cover).
     cancel : threading.Event
     """
 
@@ -145,28 +156,39 @@ class _Prefetch(threading.Thread):
         super().__init__(name="cl_lns prefetch", daemon=True)
         self.problem, self.modules, self.lp_time_limit = problem, modules, lp_time_limit
         self.columns, self.policy = columns, policy
+        self.edges: GraphEdges | None = None
         self.extractor: FeatureExtractor | None = None
         self.graph: GraphCache | None = None
         self.cancel = threading.Event()
+        self._graph_lock = threading.Lock()
         _RUNNING.add(self)
 
     def run(self) -> None:
         try:
             for module in self.modules:
                 importlib.import_module(module)
+            self.edges = GraphEdges.of(self.problem)
             self.extractor = FeatureExtractor(
-                self.problem, self.lp_time_limit, self.cancel, self.columns
+                self.problem, self.lp_time_limit, self.cancel, self.columns, self.edges
             )
-            if self.policy is not None and not self.cancel.is_set():
-                self.graph = graph_cache(self.policy, self.problem, self.extractor)
+            self.build_graph()
         except Exception:  # noqa: BLE001 - the first call computes them again and reports it
             log.debug("cl_lns: prefetching the features of %s failed", self.problem.name)
 
+    def build_graph(self) -> None:
+        """Build :attr:`graph` unless it is built, or the edges are not there yet, or no policy
+        was given, or the prefetch was cancelled."""
+        if self.policy is None or self.edges is None:
+            return
+        with self._graph_lock:
+            if self.graph is None and not self.cancel.is_set():
+                self.graph = graph_cache(self.policy, self.problem, self.edges)
 
-def graph_cache(policy: NumpyPolicy, problem: Problem, extractor: FeatureExtractor) -> GraphCache:
-    """``policy``'s cache of the graph of ``problem`` with the edges of ``extractor``."""
+
+def graph_cache(policy: NumpyPolicy, problem: Problem, edges: GraphEdges) -> GraphCache:
+    """``policy``'s cache of the graph of ``problem`` with ``edges``."""
     return policy.graph_cache(
-        extractor.edge_index, extractor.edge_features, problem.n_vars, extractor.matrix.shape[0]
+        edges.edge_index, edges.edge_features, problem.n_vars, edges.matrix.shape[0]
     )
 
 
@@ -385,6 +407,9 @@ class CLLNS(Selector):
         left. ``None`` when the deadline passed or Ctrl-C arrived while waiting for them."""
         prefetch = self.prefetch
         assert prefetch is not None, "check() starts the prefetch"
+        if prefetch.problem is state.problem and prefetch.is_alive():
+            with self._blas_threads():
+                prefetch.build_graph()  # while the root LP is solved
         prefetch.join(timeout=min(max(0.0, state.time_left()), _LONGEST_WAIT))
         if self._stopped(state):
             prefetch.cancel.set()
@@ -458,7 +483,7 @@ class CLLNS(Selector):
                 ):
                     self._graph = prefetched.graph
                 else:
-                    self._graph = graph_cache(self._policy, problem, extractor)
+                    self._graph = graph_cache(self._policy, problem, extractor.edges)
             return self._policy.scores(
                 observation.variable_features, observation.constraint_features, self._graph
             )

@@ -83,7 +83,10 @@ def make_selector(name: str, **options) -> Selector:
 
 
 def adaptive_selector(
-    selectors: Sequence[str | Selector] | None = None, options: dict | None = None, **settings
+    selectors: Sequence[str | Selector] | None = None,
+    options: dict | None = None,
+    extra_arms: Sequence[str | Selector] = (),
+    **settings,
 ) -> Selector:
     """An :class:`~heuristics.adaptive.AdaptiveSelector` whose arms may be given by name.
 
@@ -91,15 +94,18 @@ def adaptive_selector(
     ----------
     selectors : sequence of str or Selector, optional
         The arms: registry names (built with ``options``) or selector objects; ``None``: the
-        class's default arms.
+        class's default arms (:func:`heuristics.adaptive.default_arms`).
     options : dict, optional
         Constructor arguments per arm name, e.g. ``{"lb_relax": {"variant": "topk"}}``.
+    extra_arms : sequence of str or Selector
+        Arms added to those of ``selectors`` (the default ones when it is ``None``), one each at
+        the loop's size: ``extra_arms=["cl_lns"]`` is the default portfolio with CL-LNS.
     **settings
         The other arguments of :class:`~heuristics.adaptive.AdaptiveSelector` (``policy``, ...).
     """
     adaptive = selector_class("adaptive")
     options = dict(options or {})
-    names = [arm for arm in selectors or () if isinstance(arm, str)]
+    names = [arm for arm in [*(selectors or ()), *extra_arms] if isinstance(arm, str)]
     unknown = sorted(set(options) - set(names))
     if unknown:
         raise ValueError(
@@ -108,14 +114,25 @@ def adaptive_selector(
         )
     if "adaptive" in names:
         raise ValueError("selector 'adaptive' cannot be one of its own arms")
-    arms = (
-        None
-        if selectors is None
-        else [
-            make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm
-            for arm in selectors
-        ]
-    )
+
+    def build(arm):
+        return make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm
+
+    arms = None if selectors is None else [build(arm) for arm in selectors]
+    if extra_arms:
+        from heuristics.adaptive import default_arms
+
+        sizes = settings.pop("sizes", (1.0,))
+        pairs = (
+            default_arms()
+            if arms is None
+            else [
+                pair
+                for arm in arms
+                for pair in ([arm] if isinstance(arm, tuple) else [(arm, m) for m in sizes])
+            ]
+        )
+        arms = pairs + [(build(arm), 1.0) for arm in extra_arms]
     try:
         return adaptive(arms, **settings)
     except TypeError as error:

@@ -113,6 +113,20 @@ def test_arms_by_name_or_object_and_the_default_arms():
     assert paired.arm_names == ["random@0.5", "random@3"] and paired.arms[0] is paired.arms[1]
 
 
+def test_extra_arms_join_the_default_or_the_given_arms():
+    portfolio = make_selector("adaptive", extra_arms=["proximity"])
+    assert portfolio.arm_names == [*AdaptiveSelector().arm_names, "proximity"]
+    given = make_selector(
+        "adaptive",
+        selectors=["random", "rins"],
+        sizes=[0.5, 1.0],
+        extra_arms=["proximity"],
+        options={"proximity": {"time_limit": 2.0}},
+    )
+    assert given.arm_names == ["random@0.5", "random", "rins@0.5", "rins", "proximity"]
+    assert given.arms[-1].time_limit == 2.0 and given.multipliers.tolist() == [0.5, 1, 0.5, 1, 1]
+
+
 adaptive_by_name = functools.partial(make_selector, "adaptive")
 arm = RandomSelector()
 

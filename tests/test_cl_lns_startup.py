@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import learning.features
 import learning.selector
 from helpers import knapsack, miplib
 from instances.generators.registry import CLASSES
@@ -289,6 +290,38 @@ def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
     selector.setup(problem)
     assert len(selector(state, 3, np.random.default_rng(0)).free) == 3
     assert len(built) == 1 and graphs == ["cl_lns prefetch"]
+
+
+def test_the_first_call_builds_the_graph_cache_while_the_root_lp_is_solved(monkeypatch):
+    """When the first call comes while the prefetch still solves the root LP (a fake slow LP
+    here), it builds the graph cache meanwhile, not after the LP."""
+    events = []
+    solve_lp = learning.features.solve_root_lp
+
+    def slow_lp(*args, **kwargs):
+        events.append("lp started")
+        time.sleep(1.0)
+        events.append("lp solved")
+        return solve_lp(*args, **kwargs)
+
+    cache = learning.selector.graph_cache
+    monkeypatch.setattr(learning.features, "solve_root_lp", slow_lp)
+    monkeypatch.setattr(
+        learning.selector,
+        "graph_cache",
+        lambda *args: (
+            cache(*args),
+            events.append(f"graph built in {threading.current_thread().name}"),
+        )[0],
+    )
+    selector, problem = CLLNS("mis"), tiny("mis")
+    selector.check(problem)
+    while "lp started" not in events:
+        time.sleep(0.01)
+    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 30)
+    selector.setup(problem)
+    assert len(selector(state, 3, np.random.default_rng(0)).free) == 3
+    assert events == ["lp started", "graph built in MainThread", "lp solved"]
 
 
 def test_cl_lns_runs_on_portfolio_workers():

@@ -32,7 +32,8 @@ def test_no_hand_written_copies_are_left():
 def test_every_selector_config_instantiates_its_class_with_the_class_defaults(name):
     cfg = _compose(f"selector={name}")
     settings = OmegaConf.to_container(cfg.selector)
-    hydra_keys = {"_target_", "_convert_", "options"}  # options: adaptive's arm settings by name
+    # options, extra_arms: adaptive's arm settings by name and arms added to the default ones
+    hydra_keys = {"_target_", "_convert_", "options", "extra_arms"}
     assert {key: value for key, value in settings.items() if key not in hydra_keys} == (
         selector_defaults(name)
     )

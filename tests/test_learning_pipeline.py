@@ -269,6 +269,7 @@ def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
 
     instance = tiny_mis(5).write(tmp_path / "inst" / "tiny_mis_5.lp")
     tiny_mis(6).write(tmp_path / "inst" / "tiny_mis_6.lp")
+    (tmp_path / "inst" / "manifest.json").write_text("{}")  # as lns-generate writes one
     monkeypatch.chdir(tmp_path)
 
     def run(app, *overrides):
@@ -311,6 +312,14 @@ def test_command_line_collect_train_solve(tmp_path, monkeypatch, capsys):
         "progress=none",
     )
     assert "feasible     True" in out and "(cl_lns)" in out
+
+
+def test_a_folder_of_instances_is_its_problem_files(tmp_path):
+    from lns.cli.collect import instance_paths
+
+    for name in ("b.mps.gz", "a.lp", "manifest.json", "miplib.solu", "notes.txt", "c.MPS"):
+        (tmp_path / name).write_text("")
+    assert [p.name for p in instance_paths(str(tmp_path))] == ["a.lp", "b.mps.gz", "c.MPS"]
 
 
 def _p0201_start():

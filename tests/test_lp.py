@@ -167,3 +167,43 @@ def test_warm_lp_after_an_interior_point_start_re_solves_by_simplex():
     hot = model.solve()
     assert hot.optimal and hot.objective == pytest.approx(simplex.solve().objective)
     assert model._highs.getInfo().ipm_iteration_count == 0
+
+
+def _independent_set_lp(n_nodes=6000):
+    """An LP of a few thousand simplex iterations (0.4 s here)."""
+    from instances.generators.registry import CLASSES
+
+    mis = CLASSES["mis"]
+    return mis.generate(mis.params("small", n_nodes=n_nodes), np.random.default_rng(0), "mis")
+
+
+def test_a_solve_calls_no_python_callback_unless_stopped(monkeypatch):
+    """The interrupt callback, which needs Python's lock at each HiGHS iteration, is only
+    started by a stop request: an uninterrupted solve never calls it."""
+    import lns.core.lp as lp_module
+
+    calls = []
+    callback = lp_module._interrupt_if_stopped
+    monkeypatch.setattr(
+        lp_module, "_interrupt_if_stopped", lambda *args: calls.append(1) or callback(*args)
+    )
+    solution = WarmLP(_independent_set_lp(500)).solve()
+    assert solution.status == "optimal" and calls == []
+
+
+@pytest.mark.parametrize("method", ["highs-ds", "highs-ipm"])
+def test_a_cancel_event_set_during_the_solve_ends_it(method):
+    import threading
+
+    lp = WarmLP(_independent_set_lp(), method=method)
+    began, cancel = threading.Event(), threading.Event()
+    run = lp._highs.run
+    lp._highs.run = lambda: (began.set(), run())[1]
+    outcome = []
+    solver = threading.Thread(target=lambda: outcome.append(lp.solve(cancel=cancel)))
+    solver.start()
+    assert began.wait(10)
+    cancel.set()
+    solver.join(10)
+    assert outcome[0].status == "interrupted"
+    assert lp._highs.getModelStatus() == highspy.HighsModelStatus.kInterrupt

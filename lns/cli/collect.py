@@ -11,15 +11,17 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from lns.cli.common import CONFIG_PATH, exit_on_error
+from lns.core.problem import is_problem_file
 
 log = logging.getLogger("lns.collect")
 
 
 def instance_paths(pattern: str) -> list[Path]:
-    """Files named by a glob pattern, a folder (every file in it) or one path, sorted."""
+    """Files named by a glob pattern, a folder (its problem files: not a generator's
+    ``manifest.json``) or one path, sorted."""
     path = Path(pattern)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix != ".solu")
+        files = sorted(p for p in path.iterdir() if p.is_file() and is_problem_file(p))
     elif path.is_file():
         files = [path]
     else:

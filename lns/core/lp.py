@@ -45,6 +45,7 @@ These are SCIP's conventions for a minimisation (``getDualsolLinear``,
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass
@@ -252,42 +253,69 @@ def _interrupt_if_stopped(callback_type, message, data_out, data_in, highs) -> N
 class _StoppableHighs(highspy.Highs):
     """A silent :class:`highspy.Highs` that another thread can stop (:meth:`stop`).
 
-    ``stop`` sets a flag that HiGHS reads at each simplex and interior-point iteration
-    through its interrupt callbacks; :meth:`run_guarded` clears it, registers the object
-    with the run's interrupt guard for the duration of the solve, and runs HiGHS (which
-    releases the GIL, so the guard's watcher thread can call ``stop`` meanwhile). The
-    callback is a plain function handed to HiGHS (``setCallback``), not highspy's event
-    objects, which cost about a tenth of a simplex solve's time. A solve also ends when its
-    ``cancel`` event (if any) is set.
+    HiGHS runs without Python's lock and calls its interrupt callback at every simplex and
+    interior-point iteration; a Python callback needs the lock, so while another thread holds
+    it each iteration waits for it (up to the interpreter's switch interval, 5 ms): a root LP
+    of 0.5 s took 7.9 s beside a busy Python thread. So the callback is installed but started
+    only once a stop is asked for: :meth:`stop` starts it and HiGHS, which reads whether it is
+    active at each iteration, calls it at its next one. :meth:`run_guarded` registers the
+    object with the run's interrupt guard for the duration of the solve (its watcher thread
+    calls ``stop``), and a thread waits on the run's ``cancel`` event to call ``stop`` when
+    it is set. The callback is a plain function handed to HiGHS (``setCallback``), not
+    highspy's event objects.
     """
 
     stop_requested = False
     cancel: threading.Event | None = None
+    #: Seconds between two looks of the cancel watcher at whether the solve has ended.
+    CANCEL_POLL = 0.02
 
     def enableCallbacks(self):
         # highspy.Highs.__init__ calls this before an option can be set; HiGHS prints its banner
         # on stdout when a callback is installed with output on.
         self.setOptionValue("output_flag", False)
         self.setCallback(_interrupt_if_stopped, self)
-        for callback_type in _INTERRUPT_CALLBACKS:
-            self.startCallback(callback_type)
 
     def stop(self) -> None:
         """Ask the running solve to end at its next iteration (thread-safe)."""
         self.stop_requested = True
+        for callback_type in _INTERRUPT_CALLBACKS:
+            self.startCallback(callback_type)
 
     def run_guarded(self) -> bool:
         """Solve unless the run is already being stopped; returns ``False`` if it was stopped."""
+        for callback_type in _INTERRUPT_CALLBACKS:
+            self.stopCallback(callback_type)
+        self.stop_requested = False
         guard = active_guard()
         if (guard is not None and guard.requested) or (self.cancel and self.cancel.is_set()):
             return False
-        self.stop_requested = False
-        if guard is None:
+        with contextlib.ExitStack() as stack:
+            if guard is not None:
+                stack.enter_context(guard.solving(self))
+            if self.cancel is not None:
+                stack.enter_context(self._stopped_on(self.cancel))
             self.run()
-            return True
-        with guard.solving(self):
-            self.run()
-        return not guard.requested
+        return not self.stop_requested and not (guard is not None and guard.requested)
+
+    @contextlib.contextmanager
+    def _stopped_on(self, cancel: threading.Event):
+        """For the block, a thread that calls :meth:`stop` once ``cancel`` is set."""
+        ended = threading.Event()
+
+        def watch() -> None:
+            while not ended.is_set():
+                if cancel.wait(self.CANCEL_POLL):
+                    self.stop()
+                    return
+
+        watcher = threading.Thread(target=watch, name="highs cancel watcher", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            ended.set()
+            watcher.join()
 
 
 class WarmLP:

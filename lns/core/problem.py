@@ -284,10 +284,24 @@ def _ranged(expr, lhs, rhs):
     return expr <= SCIP_INFINITY
 
 
+PROBLEM_FORMATS = ("mps", "lp", "cip", "opb", "wbo", "pip", "zpl", "fzn", "osil", "rlp", "cnf")
+"""Extensions of the problem files SCIP reads, each also compressed (``.mps.gz``)."""
+
+COMPRESSIONS = (".gz", ".bz2", ".zst", ".xz")
+
+
+def is_problem_file(path: Path) -> bool:
+    """Whether ``path`` is named as a problem file is (``x.mps.gz``, not ``manifest.json``)."""
+    name = path.name.lower()
+    for ext in COMPRESSIONS:
+        name = name.removesuffix(ext)
+    return name.rsplit(".", 1)[-1] in PROBLEM_FORMATS if "." in name else False
+
+
 def instance_name(path: Path) -> str:
     """File name without its problem and compression extensions (``air05.mps.gz`` -> ``air05``)."""
     name = path.name
-    for ext in (".gz", ".bz2", ".zst", ".xz"):
+    for ext in COMPRESSIONS:
         name = name.removesuffix(ext)
     return name.rsplit(".", 1)[0] if "." in name else name
 

@@ -389,7 +389,10 @@ PRESETS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
 GENERALISATION_PRESETS = [p for p in PRESETS if p.startswith("cl_lns_generalisation_")]
 CL_LNS_PRESETS = [p for p in PRESETS if p.startswith("cl_lns_") and p not in GENERALISATION_PRESETS]
 GENERATED_PRESETS = sorted(
-    set(PRESETS) - set(CL_LNS_PRESETS) - set(GENERALISATION_PRESETS) - {"miplib2017"}
+    set(PRESETS)
+    - set(CL_LNS_PRESETS)
+    - set(GENERALISATION_PRESETS)
+    - {"miplib2017", "miplib2017_general"}
 )
 
 
@@ -440,6 +443,26 @@ def test_generalisation_presets_run_a_shipped_model_on_larger_instances_against_
     header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
     assert f"out_dir=data/{folder}_gen" in header
     assert f"lns-report results_dir={cfg.results_dir}" in header
+
+
+def test_general_model_preset_runs_the_held_out_miplib2017_instances_with_and_without_it():
+    held_out = list(_compose_bench("+experiment=miplib2017").instances)
+    cfg = _compose_bench("+experiment=miplib2017_general")
+    assert list(cfg.instances) == held_out
+    assert expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options)) == [
+        "adaptive",
+        "cl_lns",
+    ]
+    assert list(cfg.method_options.adaptive.extra_arms) == ["cl_lns"]
+    assert cfg.method_options.cl_lns.checkpoint == "general"
+    without = _compose_bench(
+        "+experiment=miplib2017_general",
+        "name=miplib2017_general_without",
+        "method_options.adaptive.extra_arms=[]",
+    )
+    assert without.results_dir == "benchmarks/results/miplib2017_general_without_60s"
+    header = (CONFIG_DIR / "experiment" / "miplib2017_general.yaml").read_text()
+    assert "name=miplib2017_general_without" in header and "extra_arms=[]" in header
 
 
 def _compose_bench(*overrides):

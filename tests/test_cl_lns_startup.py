@@ -42,7 +42,19 @@ TINY = {
 SHIPPED_SCORES = {
     "mis": [0.047564, 0.605567, 0.639871, 0.052382, 0.065441, 0.607249],
     "mvc": [0.028271, 0.052668, 0.138298, 0.049592, 0.172539, 0.175991],
+    "general": [0.252455, 0.1334, 0.156547, 0.017882, 0.192269, 0.189174],
 }
+
+
+@pytest.fixture
+def no_general_model(monkeypatch):
+    """The shipped models without the general one (as a checkout that has none)."""
+    shipped = learning.selector.shipped_models
+    monkeypatch.setattr(
+        learning.selector,
+        "shipped_models",
+        lambda: {name: path for name, path in shipped().items() if name != "general"},
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +93,7 @@ def _numpy_scores(path, observation, n_variables):
     return policy.scores(observation.variable_features, observation.constraint_features, cache)
 
 
-@pytest.mark.parametrize("name", ["mis", "mvc"])
+@pytest.mark.parametrize("name", ["mis", "mvc", "general"])
 def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
     import torch
 
@@ -97,7 +109,7 @@ def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
     np.testing.assert_allclose(scores, reference, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["mis", "mvc"])
+@pytest.mark.parametrize("name", ["mis", "mvc", "general"])
 def test_shipped_models_record_class_sizes_and_schema(name):
     from learning.features import feature_spec
 
@@ -177,7 +189,14 @@ def test_without_a_checkpoint_the_shipped_model_of_the_class_is_used(name):
     assert selector.checkpoint == PRETRAINED_DIR / f"{name}.pt"
 
 
-def test_without_a_matching_model_the_run_fails_before_solving(monkeypatch):
+def test_without_a_checkpoint_a_problem_of_no_shipped_class_gets_the_general_model():
+    for problem in (tiny("sc"), knapsack()):
+        selector = CLLNS()
+        selector.check(problem)
+        assert selector.checkpoint == PRETRAINED_DIR / "general.pt"
+
+
+def test_without_a_matching_model_the_run_fails_before_solving(monkeypatch, no_general_model):
     from lns.core.scip_subsolver import ScipSubSolver
 
     def no_solve(*args, **kwargs):
@@ -362,7 +381,7 @@ def test_the_wheel_contains_the_shipped_models(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        assert {"learning/pretrained/mis.pt", "learning/pretrained/mvc.pt"} <= names
+        assert {f"learning/pretrained/{name}.pt" for name in ("mis", "mvc", "general")} <= names
         assert (
             archive.read("learning/pretrained/mis.pt") == (PRETRAINED_DIR / "mis.pt").read_bytes()
         )
@@ -396,12 +415,13 @@ def test_invalid_options_are_named(options, message):
         CLLNS("mis", **options)
 
 
-def test_cl_lns_is_an_arm_of_the_adaptive_selector():
-    """Checked with the adaptive selector before the run (a model for another class warns)."""
+def test_cl_lns_is_an_arm_of_the_adaptive_selector(no_general_model):
+    """Checked with the adaptive selector before the run: the model of the problem's class, and
+    without a general model a problem of no class is refused."""
     selector = make_selector("adaptive", selectors=["random", "cl_lns"])
     problem = tiny("mis")
     result = solve(problem, selector, time_limit=30, iteration_limit=12, start="first")
     assert result.feasibility.feasible and len(result.iterations) == 12
-    assert selector.arms[1].checkpoint is not None  # the shipped mis model, chosen in check()
+    assert selector.arms[1].checkpoint == PRETRAINED_DIR / "mis.pt"  # chosen in check()
     with pytest.raises(CheckpointError, match="no shipped model fits"):
         make_selector("adaptive", selectors=["random", "cl_lns"]).check(knapsack())

@@ -343,6 +343,20 @@ def test_write_set_is_reproducible_and_indexed_by_seed_and_position(tmp_path):
     assert entry["bytes"] == (tmp_path / "a" / entry["file"]).stat().st_size
 
 
+def test_extending_a_set_keeps_the_manifest_entries_of_its_first_instances(tmp_path):
+    params = tiny("mvc")
+    first = write_set("mvc", params, 2, 7, tmp_path, "mvc_tiny", size="small")
+    extended = write_set("mvc", params, 2, 7, tmp_path, "mvc_tiny", start=2, size="small")
+    assert [i["index"] for i in extended["instances"]] == [0, 1, 2, 3]
+    assert extended["instances"][:2] == first["instances"]
+    assert json.loads((tmp_path / MANIFEST).read_text()) == extended
+    with pytest.raises(ValueError, match=r"holds another set \(seed differ: seed 7 there, 8 here"):
+        write_set("mvc", params, 1, 8, tmp_path, "mvc_tiny", start=4, size="small")
+    (tmp_path / MANIFEST).write_text("{")
+    with pytest.raises(ValueError, match="manifest.json: not a readable manifest"):
+        write_set("mvc", params, 1, 7, tmp_path, "mvc_tiny", start=4, size="small")
+
+
 # ---------------------------------------------------------------- the lns-generate app
 
 

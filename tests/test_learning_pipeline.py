@@ -405,7 +405,9 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
     assert re.search(r"^\| cl_lns \| [0-2] \| – \|$", text, re.MULTILINE)  # its wins against random
 
 
-@pytest.mark.parametrize("name", ["mis_test", "mvc_test"])
+@pytest.mark.parametrize(
+    "name", ["mis_test", "mvc_test", "general_sc_train", "general_ca_train", "general_cfl_train"]
+)
 def test_shipped_models_sets_regenerate_from_their_manifests(name, tmp_path):
     """The first instance of each recorded held-out set comes back byte for byte.
 

@@ -76,6 +76,14 @@ def write_set(
     if start < 0:
         raise ValueError(f"start must be >= 0, got {start}")
     out_dir = Path(out_dir)
+    header = {
+        "problem": problem,
+        "size": size,
+        "seed": seed,
+        "params": dataclasses.asdict(params),
+        "seeding": "numpy.random.SeedSequence([seed, index])",
+    }
+    earlier = _earlier_instances(out_dir / MANIFEST, header)
     out_dir.mkdir(parents=True, exist_ok=True)
     instances = []
     for index in range(start, start + n):
@@ -95,13 +103,39 @@ def write_set(
                 "sha256": hashlib.sha256(content).hexdigest(),
             }
         )
-    manifest = {
-        "problem": problem,
-        "size": size,
-        "seed": seed,
-        "params": dataclasses.asdict(params),
-        "seeding": "numpy.random.SeedSequence([seed, index])",
-        "instances": instances,
-    }
+    written = {entry["file"] for entry in instances}
+    instances += [entry for entry in earlier if entry["file"] not in written]
+    manifest = {**header, "instances": sorted(instances, key=lambda e: (e["index"], e["file"]))}
     (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def _earlier_instances(path: Path, header: dict) -> list:
+    """The instances a manifest already at ``path`` records, when it is of the same set.
+
+    A set is extended (``start`` > 0) into the folder of its first instances, so the manifest
+    keeps their entries.
+
+    Raises
+    ------
+    ValueError
+        The manifest is unreadable, or of another class, preset, seed or parameters: one folder
+        holds one set.
+    """
+    if not path.exists():
+        return []
+    try:
+        manifest = json.loads(path.read_text())
+        recorded = {key: manifest[key] for key in header}
+        instances = list(manifest["instances"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a readable manifest of a generated set ({error})") from None
+    different = [key for key in header if recorded[key] != header[key]]
+    if different:
+        raise ValueError(
+            f"{path}: the folder holds another set ({', '.join(different)} differ: "
+            + "; ".join(f"{key} {recorded[key]!r} there, {header[key]!r} here" for key in different)
+            + "); extend a set with its own class, preset, seed and parameters, or write to "
+            "another out_dir"
+        )
+    return instances

@@ -122,17 +122,8 @@ def adaptive_selector(
     if extra_arms:
         from heuristics.adaptive import default_arms
 
-        sizes = settings.pop("sizes", (1.0,))
-        pairs = (
-            default_arms()
-            if arms is None
-            else [
-                pair
-                for arm in arms
-                for pair in ([arm] if isinstance(arm, tuple) else [(arm, m) for m in sizes])
-            ]
-        )
-        arms = pairs + [(build(arm), 1.0) for arm in extra_arms]
+        # (selector, multiplier) pairs are one arm each; plain selectors get one per size
+        arms = (default_arms() if arms is None else arms) + [(build(a), 1.0) for a in extra_arms]
     try:
         return adaptive(arms, **settings)
     except TypeError as error:

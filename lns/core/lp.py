@@ -256,13 +256,13 @@ class _StoppableHighs(highspy.Highs):
     HiGHS runs without Python's lock and calls its interrupt callback at every simplex and
     interior-point iteration; a Python callback needs the lock, so while another thread holds
     it each iteration waits for it (up to the interpreter's switch interval, 5 ms): a root LP
-    of 0.5 s took 7.9 s beside a busy Python thread. So the callback is installed but started
-    only once a stop is asked for: :meth:`stop` starts it and HiGHS, which reads whether it is
-    active at each iteration, calls it at its next one. :meth:`run_guarded` registers the
-    object with the run's interrupt guard for the duration of the solve (its watcher thread
-    calls ``stop``), and a thread waits on the run's ``cancel`` event to call ``stop`` when
-    it is set. The callback is a plain function handed to HiGHS (``setCallback``), not
-    highspy's event objects.
+    of 0.5 s took 7.4 s beside a busy Python thread (``benchmarks/lp_beside_python.py``). So
+    the callback is installed but started only once a stop is asked for: :meth:`stop` starts
+    it and HiGHS, which reads whether it is active at each iteration, calls it at its next one.
+    :meth:`run_guarded` registers the object with the run's interrupt guard for the duration
+    of the solve (its watcher thread calls ``stop``), and a thread waits on the run's
+    ``cancel`` event to call ``stop`` when it is set. The callback is a plain function handed
+    to HiGHS (``setCallback``), not highspy's event objects.
     """
 
     stop_requested = False

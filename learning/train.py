@@ -41,6 +41,11 @@ class TrainConfig:
         Graphs per optimiser step (32).
     lr, weight_decay : float
         AdamW with ``amsgrad=True`` (1e-3, 5e-5).
+    max_grad_norm : float or None
+        Clip each step's gradient to this norm (``torch.nn.utils.clip_grad_norm_``); ``None``,
+        the default, does not clip. On small sets the InfoNCE loss of a batch can jump by
+        orders of magnitude, and an unclipped step may leave every ReLU of a layer dead: the
+        scores are then constant and the loss stays at ``log(1 + negatives)``.
     loss : {"infonce", "bce"}
     temperature : float
         InfoNCE temperature (0.07).
@@ -71,6 +76,7 @@ class TrainConfig:
     batch_size: int = 32
     lr: float = 1e-3
     weight_decay: float = 5e-5
+    max_grad_norm: float | None = None
     loss: str = "infonce"
     temperature: float = 0.07
     validation_fraction: float = 0.125
@@ -84,6 +90,8 @@ class TrainConfig:
         if self.problem_class is not None and self.problem_class not in TRAINED_CLASSES:
             raise UnknownNameError("problem class", self.problem_class, TRAINED_CLASSES)
         resolve_columns(self.features)
+        if self.max_grad_norm is not None and not self.max_grad_norm > 0:
+            raise ValueError(f"max_grad_norm must be positive or null, got {self.max_grad_norm}")
 
 
 def seed_everything(seed: int) -> None:
@@ -273,6 +281,8 @@ def _train_epoch(
         optimizer.zero_grad()
         value = batch_loss(model, chunk, loss, config.temperature)
         value.backward()
+        if config.max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
         optimizer.step()
         total += float(value.detach()) * len(chunk)
     return total / len(samples)

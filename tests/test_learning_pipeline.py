@@ -114,6 +114,34 @@ def test_training_is_seeded(pipeline, tmp_path):
     assert a["history"][0]["train_loss"] == b["history"][0]["train_loss"]
 
 
+def test_each_step_clips_the_gradient_to_max_grad_norm(pipeline, tmp_path, monkeypatch):
+    root, *_ = pipeline
+    clipped = []
+    clip = torch.nn.utils.clip_grad_norm_
+
+    def recording_clip(parameters, max_norm):
+        parameters = [p for p in parameters if p.grad is not None]
+        clip(parameters, max_norm)
+        clipped.append(
+            float(torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in parameters])))
+        )
+
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", recording_clip)
+    config = TrainConfig(
+        epochs=1, batch_size=4, validation_fraction=0.25, model=TINY_MODEL, max_grad_norm=1e-3
+    )
+    train([root / "samples"], tmp_path / "clipped.pt", config)
+    assert clipped and max(clipped) <= 1e-3 * (1 + 1e-4)
+    assert (
+        torch.load(tmp_path / "clipped.pt", weights_only=True)["training"]["config"][
+            "max_grad_norm"
+        ]
+        == 1e-3
+    )
+    with pytest.raises(ValueError, match="max_grad_norm must be positive or null, got 0"):
+        TrainConfig(max_grad_norm=0)
+
+
 def test_top_k_recall_counts_the_expert_neighborhood_among_the_top_scores():
     from learning.train import top_k_recall
 
@@ -406,7 +434,18 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
 
 
 @pytest.mark.parametrize(
-    "name", ["mis_test", "mvc_test", "general_sc_train", "general_ca_train", "general_cfl_train"]
+    "name",
+    [
+        "mis_test",
+        "mvc_test",
+        "sc_train",
+        "sc_gen",
+        "ca_train",
+        "ca_gen",
+        "general_sc_train",
+        "general_ca_train",
+        "general_cfl_train",
+    ],
 )
 def test_shipped_models_sets_regenerate_from_their_manifests(name, tmp_path):
     """The first instance of each recorded held-out set comes back byte for byte.

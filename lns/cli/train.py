@@ -27,6 +27,7 @@ def main(cfg: DictConfig) -> None:
         batch_size=cfg.batch_size,
         lr=cfg.lr,
         weight_decay=cfg.weight_decay,
+        max_grad_norm=cfg.max_grad_norm,
         loss=cfg.loss,
         temperature=cfg.temperature,
         validation_fraction=cfg.validation_fraction,

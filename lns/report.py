@@ -442,11 +442,41 @@ def write_report(
     pathlib.Path
         The path of ``report.md``.
     """
+    store = BenchStore(results_dir)
+    out_dir = Path(out_dir) if out_dir is not None else store.root
+    command = f"lns-report results_dir={store.root.as_posix()}"
+    return write_records_report(
+        store.load(), out_dir, store.root.as_posix(), command, threshold, n_times
+    )
+
+
+def write_records_report(
+    records: list[RunRecord],
+    out_dir: str | Path,
+    title: str,
+    command: str,
+    threshold: float = 0.01,
+    n_times: int = 201,
+) -> Path:
+    """Write ``report.md``, the PNG plots and ``runs.csv`` of ``records`` into ``out_dir``.
+
+    :func:`write_report` for records from anywhere, e.g. the runs of several results
+    folders on the same instances, relabelled (``benchmarks/merge_reports.py``).
+
+    Parameters
+    ----------
+    records : list of RunRecord
+    out_dir : path
+    title : str
+        The report's heading.
+    command : str
+        The command that regenerates the report, quoted in it.
+    threshold, n_times
+        As in :func:`write_report`.
+    """
     if not 0 <= threshold <= 1:
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
-    store = BenchStore(results_dir)
-    records = store.load()
-    out_dir = Path(out_dir) if out_dir is not None else store.root
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     refs = references(records)
     sections = []
@@ -456,8 +486,8 @@ def write_report(
     write_table(records, out_dir / "runs.csv", [_run_metrics(record, refs) for record in records])
     report = out_dir / "report.md"
     report.write_text(
-        f"# Benchmark report: {store.root.as_posix()}\n\n"
+        f"# Benchmark report: {title}\n\n"
         f"{len(records)} runs; one row per run in `runs.csv`. Regenerate this file with "
-        f"`lns-report results_dir={store.root.as_posix()}`.\n\n" + "\n".join(sections)
+        f"`{command}`.\n\n" + "\n".join(sections)
     )
     return report

@@ -210,8 +210,8 @@ class CLLNS(Selector):
     ----------
     checkpoint : str, pathlib.Path or None
         A checkpoint written by ``lns-train`` (:func:`learning.checkpoint.save_checkpoint`), or the
-        name of a shipped one in ``learning/pretrained`` (``"mis"``, ``"mvc"``). ``None``: the
-        shipped model of the class the problem looks like
+        name of a shipped one in ``learning/pretrained`` (``"mis"``, ``"mvc"``, ``"sc"``,
+        ``"ca"``, ``"general"``). ``None``: the shipped model of the class the problem looks like
         (:func:`learning.problem_class.detect_class`), else the shipped ``general`` model
         (trained on a mixture, for any problem), chosen in :meth:`check`; a
         :class:`CheckpointError` says when neither is shipped.

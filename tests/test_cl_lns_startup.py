@@ -37,18 +37,33 @@ TINY = {
     "ca": {"n_items": 20, "n_bids": 40},
     "cfl": {"n_customers": 6, "n_facilities": 3},
 }
-#: Scores of the first six variables of :func:`_tiny_observation`, computed by main's torch model
-#: with the checkpoints as shipped before they carried their problem metadata.
-SHIPPED_SCORES = {
-    "mis": [0.047564, 0.605567, 0.639871, 0.052382, 0.065441, 0.607249],
-    "mvc": [0.028271, 0.052668, 0.138298, 0.049592, 0.172539, 0.175991],
-    "general": [0.252455, 0.1334, 0.156547, 0.017882, 0.192269, 0.189174],
+#: Logits of the first six variables of :func:`_tiny_observation` by each shipped checkpoint, read
+#: off the shipped files (for mis, mvc and general their sigmoids are the scores main's torch model
+#: gave before the checkpoints carried their problem metadata). Logits, not scores: the sc model's
+#: scores on this graph all round to 0.
+SHIPPED_LOGITS = {
+    "mis": [-2.99696, 0.42871, 0.5748, -2.89538, -2.65892, 0.43576],
+    "mvc": [-3.53725, -2.88965, -1.8295, -2.95307, -1.56774, -1.54375],
+    "sc": [-97.08916, -97.45264, -97.84513, -99.88618, -97.94427, -98.02013],
+    "ca": [0.24748, 0.23605, 0.23991, 0.21076, 0.24184, 0.24245],
+    "general": [-1.08556, -1.87123, -1.68415, -4.0059, -1.43533, -1.45539],
 }
 
 
 @pytest.fixture
-def no_general_model(monkeypatch):
-    """The shipped models without the general one (as a checkout that has none)."""
+def no_sc_model(monkeypatch):
+    """The shipped models without the set-cover one (as a checkout that has none)."""
+    shipped = learning.selector.shipped_models
+    monkeypatch.setattr(
+        learning.selector,
+        "shipped_models",
+        lambda: {name: path for name, path in shipped().items() if name != "sc"},
+    )
+
+
+@pytest.fixture
+def no_general_model(monkeypatch, no_sc_model):
+    """The shipped models without the general and the set-cover ones."""
     shipped = learning.selector.shipped_models
     monkeypatch.setattr(
         learning.selector,
@@ -81,7 +96,7 @@ def _tiny_observation():
     return problem, FeatureExtractor(problem).observe(x, [np.zeros(problem.n_vars)])
 
 
-def _numpy_scores(path, observation, n_variables):
+def _numpy_logits(path, observation, n_variables):
     checkpoint = read_checkpoint(path)
     policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
     cache = policy.graph_cache(
@@ -90,10 +105,10 @@ def _numpy_scores(path, observation, n_variables):
         n_variables,
         len(observation.constraint_features),
     )
-    return policy.scores(observation.variable_features, observation.constraint_features, cache)
+    return policy.logits(observation.variable_features, observation.constraint_features, cache)
 
 
-@pytest.mark.parametrize("name", ["mis", "mvc", "general"])
+@pytest.mark.parametrize("name", ["mis", "mvc", "sc", "ca", "general"])
 def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
     import torch
 
@@ -101,15 +116,15 @@ def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
     from learning.graph import observation_graph
 
     problem, observation = _tiny_observation()
-    scores = _numpy_scores(PRETRAINED_DIR / f"{name}.pt", observation, problem.n_vars)
-    np.testing.assert_allclose(scores[:6], SHIPPED_SCORES[name], atol=2e-6)
+    logits = _numpy_logits(PRETRAINED_DIR / f"{name}.pt", observation, problem.n_vars)
+    np.testing.assert_allclose(logits[:6], SHIPPED_LOGITS[name], rtol=1e-5, atol=1e-4)
     model, _ = load_checkpoint(PRETRAINED_DIR / f"{name}.pt")
     with torch.no_grad():
-        reference = torch.sigmoid(model(observation_graph(observation))).numpy()
-    np.testing.assert_allclose(scores, reference, atol=1e-6)
+        reference = model(observation_graph(observation)).numpy()
+    np.testing.assert_allclose(logits, reference, rtol=1e-5, atol=1e-4)
 
 
-@pytest.mark.parametrize("name", ["mis", "mvc", "general"])
+@pytest.mark.parametrize("name", ["mis", "mvc", "sc", "ca", "general"])
 def test_shipped_models_record_class_sizes_and_schema(name):
     from learning.features import feature_spec
 
@@ -182,14 +197,14 @@ def test_class_detection_reads_the_sense_from_the_objective():
     assert detect_class(knapsack()).reason == "coefficients other than 1"
 
 
-@pytest.mark.parametrize("name", ["mis", "mvc"])
+@pytest.mark.parametrize("name", ["mis", "mvc", "sc", "ca"])
 def test_without_a_checkpoint_the_shipped_model_of_the_class_is_used(name):
     selector = CLLNS()
     selector.check(tiny(name))
     assert selector.checkpoint == PRETRAINED_DIR / f"{name}.pt"
 
 
-def test_without_a_checkpoint_a_problem_of_no_shipped_class_gets_the_general_model():
+def test_without_a_checkpoint_a_problem_of_no_shipped_class_gets_the_general_model(no_sc_model):
     for problem in (tiny("sc"), knapsack()):
         selector = CLLNS()
         selector.check(problem)
@@ -381,7 +396,9 @@ def test_the_wheel_contains_the_shipped_models(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        assert {f"learning/pretrained/{name}.pt" for name in ("mis", "mvc", "general")} <= names
+        assert {
+            f"learning/pretrained/{name}.pt" for name in ("mis", "mvc", "sc", "ca", "general")
+        } <= names
         assert (
             archive.read("learning/pretrained/mis.pt") == (PRETRAINED_DIR / "mis.pt").read_bytes()
         )

@@ -492,7 +492,13 @@ def named_sub_solver(name: str, problem: Problem, config: LNSConfig, model=None)
         from lns.core.cpsat_subsolver import CpSatSubSolver  # lands with the CP-SAT sub-solver
 
         return CpSatSubSolver(problem)
-    return ScipSubSolver(problem, config.sub_solver_params(), model=model)
+    return ScipSubSolver(
+        problem,
+        config.sub_solver_params(),
+        model=model,
+        sub_problem=config.sub_problem,
+        continuous=config.reduced_continuous,
+    )
 
 
 def usable_cores() -> int:

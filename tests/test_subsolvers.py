@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import signal
@@ -22,7 +23,11 @@ from lns.core.problem import Problem, read_problem
 from lns.core.scip_subsolver import SCIP_STATUS, ScipSubSolver, scip_status
 from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
 
-SUB_SOLVERS = {"scip": ScipSubSolver, "cpsat": CpSatSubSolver}
+SUB_SOLVERS = {
+    "scip": ScipSubSolver,
+    "scip_reduced": functools.partial(ScipSubSolver, sub_problem="reduced"),
+    "cpsat": CpSatSubSolver,
+}
 P0201_OPTIMUM = 7615.0
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lns.core.errors import InvalidArgumentError, UnknownNameError
+from lns.core.reduced_problem import CONTINUOUS_RULES, SUB_PROBLEMS
 from lns.core.scip_settings import SUB_MIP_SETTINGS
 from lns.core.start import STARTS
 from lns.core.validation import check_integer, check_real
@@ -63,6 +64,14 @@ class LNSConfig:
         under ``scip_params``; plain SCIP runs (``method="scip"``) keep SCIP's defaults.
         ``"fast"`` (the default) had a 0.79x shifted geometric mean primal integral of
         ``"default"``'s on the MIPLIB 2017 tuning part (``benchmarks/results/sub_mip_60s.md``).
+    sub_problem : {"auto", "reduced", "whole"}
+        What the SCIP sub-solver solves in an LNS iteration: the sub-MIP of the free variables
+        and their rows (:mod:`lns.core.reduced_problem`), the whole model with the fixed
+        variables' bounds changed, or either, chosen per iteration by
+        :func:`lns.core.scip_subsolver.prefers_reduced` (``benchmarks/scaling.py``).
+    reduced_continuous : {"all", "adjacent"}
+        Which continuous variables a reduced sub-MIP keeps free: all, or those that share a row
+        with a free integer variable (the others fixed at the incumbent).
 
     Raises
     ------
@@ -90,6 +99,8 @@ class LNSConfig:
     improvement_tol: float = 1e-6
     scip_params: dict | None = None
     sub_mip: str = "fast"
+    sub_problem: str = "auto"
+    reduced_continuous: str = "all"
 
     def __post_init__(self):
         fraction, limit = "expected a fraction in (0, 1]", "expected -1 (none) or an integer >= 1"
@@ -144,13 +155,21 @@ class LNSConfig:
         check_integer("history_length", self.history_length, "expected an integer >= 0", low=0)
         check_integer("max_failures", self.max_failures, "expected an integer >= 1", low=1)
         check_real("improvement_tol", self.improvement_tol, "expected a finite number >= 0", low=0)
-        if self.sub_mip not in SUB_MIP_SETTINGS:
-            raise UnknownNameError("sub_mip", self.sub_mip, SUB_MIP_SETTINGS)
+        self._check_names()
         if self.scip_params is not None and not isinstance(self.scip_params, Mapping):
             raise InvalidArgumentError(
                 f"scip_params={self.scip_params!r} is invalid: expected a "
                 f"dict of SCIP parameters, or None"
             )
+
+    def _check_names(self) -> None:
+        """Refuse an unknown name of a sub-MIP setting, sub-problem rule or continuous rule."""
+        if self.sub_mip not in SUB_MIP_SETTINGS:
+            raise UnknownNameError("sub_mip", self.sub_mip, SUB_MIP_SETTINGS)
+        if self.sub_problem not in SUB_PROBLEMS:
+            raise UnknownNameError("sub_problem", self.sub_problem, SUB_PROBLEMS)
+        if self.reduced_continuous not in CONTINUOUS_RULES:
+            raise UnknownNameError("reduced_continuous", self.reduced_continuous, CONTINUOUS_RULES)
 
     def sub_solver_params(self) -> dict:
         """SCIP parameters of the LNS sub-solver: the ``sub_mip`` preset, then ``scip_params``."""

@@ -210,10 +210,18 @@ class Problem:
 
     def to_scip(self):
         """Build a new, quiet ``pyscipopt.Model`` of this problem (variables in the same order)."""
-        from pyscipopt import Model, quicksum
+        from pyscipopt import Model
 
         model = Model(self.name)
         model.hideOutput()
+        self.add_to_scip(model)
+        return model
+
+    def add_to_scip(self, model) -> list:
+        """Add this problem's variables, rows and objective to ``model``, a ``pyscipopt.Model``
+        without any; returns its variables, in this problem's order."""
+        from pyscipopt import quicksum
+
         vtypes = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
         xs = [
             model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
@@ -241,7 +249,7 @@ class Problem:
         )
         if self.objective_offset:  # after setObjective, which clears the offset
             model.addObjoffset(float(self.objective_offset))
-        return model
+        return xs
 
     def write(self, path: str | Path) -> Path:
         """Write in a format SCIP writes, chosen by the extension (``.mps``, ``.lp``, ...).

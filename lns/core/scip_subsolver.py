@@ -21,7 +21,9 @@ from collections.abc import Callable
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
+from lns.core.errors import UnknownNameError
 from lns.core.problem import Problem
+from lns.core.reduced_problem import SUB_PROBLEMS, ReducedProblem, Reducer
 from lns.core.scip_memory import MemoryRelease
 from lns.core.subsolver import (
     FoundSolution,
@@ -91,6 +93,8 @@ class _SolutionRecorder(Eventhdlr):
         super().__init__()
         self.problem = problem
         self.variables = variables
+        #: The original problem's point of the model's values (a reduced model's ``lift``).
+        self.lift: Callable[[np.ndarray], np.ndarray] | None = None
         self.found: list = []
         self.on_found: OnFound | None = None
         self.on_first_lp: Callable[[float], None] | None = None
@@ -114,6 +118,8 @@ class _SolutionRecorder(Eventhdlr):
         if sol.getOrigin() == 3:  # SCIP_SOLORIGIN_ORIGINAL: the start solution we handed in
             return
         x = np.array([self.model.getSolVal(sol, v) for v in self.variables], dtype=float)
+        if self.lift is not None:
+            x = self.lift(x)
         x = self.problem.round_integers(x)
         found = FoundSolution(now, self.problem.objective_value(x), x)
         self.found.append(found)
@@ -139,6 +145,15 @@ class ScipSubSolver(WatchedSubSolver):
     grace : float
         Seconds the watchdog allows past a time limit before it stops the solve, and again
         before it abandons it (:class:`lns.core.watchdog.Watchdog`).
+    sub_problem : {"whole", "reduced", "auto"}
+        What a solve with fixed variables solves: the whole model with the fixed variables'
+        bounds changed, a :class:`lns.core.reduced_problem.ReducedProblem` of the free
+        variables and their rows, built anew in a second SCIP instance kept for it, or either,
+        chosen per solve by :func:`prefers_reduced`. A caller that changes :attr:`model` itself
+        (Local Branching adds a row) needs ``"whole"``, the default.
+    continuous : {"all", "adjacent"}
+        Which continuous variables a reduced problem keeps free
+        (:class:`lns.core.reduced_problem.Reducer`).
 
     Attributes
     ----------
@@ -151,6 +166,8 @@ class ScipSubSolver(WatchedSubSolver):
         few solves, the memory it no longer uses (:class:`lns.core.scip_memory.MemoryRelease`), the
         price of re-solving one model; the rest of a run's wall time is the loop's own
         (Python) overhead.
+    reduced_solves : int
+        Solves that solved a reduced problem.
     """
 
     name = "scip"
@@ -162,11 +179,14 @@ class ScipSubSolver(WatchedSubSolver):
         threads: int = 1,
         model=None,
         grace: float = GRACE_SECONDS,
+        sub_problem: str = "whole",
+        continuous: str = "all",
     ):
         super().__init__(f"the SCIP sub-solver of {problem.name}", grace)
+        if sub_problem not in SUB_PROBLEMS:
+            raise UnknownNameError("sub_problem", sub_problem, SUB_PROBLEMS)
         self.problem = problem
         self.model = model if model is not None else problem.to_scip()
-        self.model.hideOutput()
         self.variables = self.model.getVars()
         if [v.name for v in self.variables] != list(problem.var_names):
             raise ValueError(
@@ -175,32 +195,39 @@ class ScipSubSolver(WatchedSubSolver):
         self._lower = np.array([v.getLbOriginal() for v in self.variables])
         self._upper = np.array([v.getUbOriginal() for v in self.variables])
         self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
-        self.model.setIntParam("parallel/maxnthreads", threads)
-        self.model.setBoolParam("misc/catchctrlc", False)  # lns.core.interrupt handles Ctrl-C
-        # Each solve starts fresh: SCIP would otherwise carry a solve's solutions into the next.
-        self.model.setBoolParam("misc/transsolsorig", False)
-        for name, value in (params or {}).items():
-            self.model.setParam(name, value)
+        self.params = {
+            "parallel/maxnthreads": threads,
+            "misc/catchctrlc": False,  # lns.core.interrupt handles Ctrl-C
+            # Each solve starts fresh: SCIP would otherwise carry a solve's solutions into the next.
+            "misc/transsolsorig": False,
+            **(params or {}),
+        }
+        recorder = _SolutionRecorder(problem, self.variables)
+        self._recorder = _prepared(self.model, self.params, recorder)
+        self.sub_problem = sub_problem
+        self._reducer = Reducer(problem, continuous) if sub_problem != "whole" else None
+        self._small: tuple | None = None  # the SCIP model of reduced problems and its recorder
+        self._active = self.model
         self.total_solve_time = 0.0
         self.total_reset_time = 0.0
+        self.reduced_solves = 0
         self._memory = MemoryRelease()  # keeps repeated solves from growing the process
-        self._recorder = _SolutionRecorder(problem, self.variables)
-        self.model.includeEventhdlr(self._recorder, "lns_recorder", "records new best solutions")
-        self._recorder.model = None
         self._optimizing = False
         _LIVE.add(self)
 
     def close(self) -> None:
-        """Free the SCIP instance now; the sub-solver must not be used after it. A no-op once
+        """Free the SCIP instances now; the sub-solver must not be used after it. A no-op once
         done, and while an abandoned solve still runs in SCIP."""
         if self.model is None or self._watchdog.busy:
             return
         _LIVE.discard(self)
-        self._recorder.model = self.model  # for SCIP's callbacks while it frees the model
-        free = getattr(self.model, "free", None)  # in PySCIPOpt 6.3, not in every older one
-        if free is not None:
-            free()
-        self.model = None
+        models = [(self.model, self._recorder)] + ([self._small] if self._small else [])
+        for model, recorder in models:
+            recorder.model = model  # for SCIP's callbacks while it frees the model
+            free = getattr(model, "free", None)  # in PySCIPOpt 6.3, not in every older one
+            if free is not None:
+                free()
+        self.model = self._small = None
 
     def solve(
         self,
@@ -223,46 +250,72 @@ class ScipSubSolver(WatchedSubSolver):
         """
         fixed = fixed_indices(fixed, start)
         self._watchdog.arm()
-        time_limit = min(1e20, max(0.01, float(time_limit)))
-        self.model.freeTransform()
-        recorder = self._recorder
-        recorder.model, recorder.found, recorder.on_found = self.model, [], on_found
+        limits = (min(1e20, max(0.01, float(time_limit))), seed, solution_limit, node_limit)
+        reduced = self._reduced(fixed, start)
+        if reduced is None:
+            self.model.freeTransform()
+            model, recorder = self.model, self._recorder
+        else:
+            model, recorder = self._small_model()
+            self.reduced_solves += 1
+        recorder.model, recorder.found, recorder.on_found = model, [], on_found
         recorder.on_first_lp = on_first_lp
+        self._active = model
 
         def prepare():
-            self._prepare(time_limit, seed, solution_limit, node_limit, fixed, start)
+            if reduced is None:
+                self._prepare(model, self.variables, limits, start)
+                self._fix(fixed, start)
+            else:
+                recorder.variables = _load(model, reduced)
+                recorder.lift = reduced.lift
+                self._prepare(model, recorder.variables, limits, reduced.start)
 
         try:
-            return self._optimize(time_limit, prepare)
+            return self._optimize(limits[0], prepare, model, recorder)
         finally:
             # An abandoned solve must not reach the caller any more.
             recorder.on_found = recorder.on_first_lp = None
             if not self._watchdog.abandoned:
-                self._reset()
+                self._reset(model)
                 recorder.model = None
+                if reduced is not None:
+                    recorder.variables = []  # of a problem that is freed
+
+    def _reduced(self, fixed: np.ndarray, start: np.ndarray | None) -> ReducedProblem | None:
+        """The reduced problem of this solve, or ``None`` where it solves the whole model."""
+        if self._reducer is None or start is None or not len(fixed):
+            return None
+        columns = self._reducer.free_columns(fixed)
+        if self.sub_problem == "auto" and not prefers_reduced(
+            self._reducer.nonzeros(columns), self.problem.matrix.nnz
+        ):
+            return None
+        return self._reducer.reduce(columns, start)
+
+    def _small_model(self) -> tuple:
+        """The SCIP instance that solves reduced problems, and its recorder; made on first use."""
+        if self._small is None:
+            from pyscipopt import Model
+
+            model = Model(f"{self.problem.name}_neighborhood")
+            recorder = _SolutionRecorder(self.problem, [])
+            self._small = (model, _prepared(model, self.params, recorder))
+        return self._small
 
     def _restore(self) -> None:
         self.model.freeTransform()
         self._set_bounds(self._lower, self._upper)
 
-    def _prepare(
-        self,
-        time_limit: float,
-        seed: int,
-        solution_limit: int,
-        node_limit: int,
-        fixed: np.ndarray,
-        start: np.ndarray | None,
-    ) -> None:
-        """Limits, seed, fixings and start of one solve."""
-        model = self.model
+    def _prepare(self, model, variables: list, limits: tuple, start: np.ndarray | None) -> None:
+        """Limits, seed and start of one solve."""
+        time_limit, seed, solution_limit, node_limit = limits
         model.setRealParam("limits/time", time_limit)
         model.setIntParam("limits/solutions", solution_limit)
         model.setLongintParam("limits/nodes", node_limit)
         model.setIntParam("randomization/randomseedshift", int(seed))
-        self._fix(fixed, start)
         if start is not None:
-            self._add_start(start)
+            _add_start(model, variables, start)
 
     def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
         lower, upper = self._lower.copy(), self._upper.copy()
@@ -271,15 +324,15 @@ class ScipSubSolver(WatchedSubSolver):
             lower[fixed] = upper[fixed] = start[fixed]
         self._set_bounds(lower, upper)
 
-    def _optimize(self, time_limit: float, prepare) -> SolveOutcome:
+    def _optimize(self, time_limit: float, prepare, model, recorder) -> SolveOutcome:
         """Prepare and run SCIP under the watchdog and the interrupt guard; read how it ended."""
         ended: dict = {}
         status, solve_time = self._watchdog.run_guarded(
-            self, lambda: self._solve_and_free(prepare, ended), time_limit, self._interrupt
+            self, lambda: self._solve_and_free(prepare, model, ended), time_limit, self._interrupt
         )
         solve_time = ended.get("solve_time", solve_time)  # SCIP's own, if it returned
         self.total_solve_time += solve_time
-        found = list(self._recorder.found)
+        found = list(recorder.found)
         if status is SolveStatus.ABANDONED:
             log.warning(
                 "%s: SCIP ignored its time limit of %.2fs or a stop request; the solve was "
@@ -292,7 +345,7 @@ class ScipSubSolver(WatchedSubSolver):
         status = status or scip_status(ended["status"])
         return SolveOutcome(status, found, solve_time, ended.get("dual_bound", float("nan")))
 
-    def _solve_and_free(self, prepare, ended: dict) -> None:
+    def _solve_and_free(self, prepare, model, ended: dict) -> None:
         """Prepare, solve, note how it ended, free the transformed problem and restore the
         bounds: all in the watchdog's worker thread.
 
@@ -301,7 +354,6 @@ class ScipSubSolver(WatchedSubSolver):
         median tiny sub-solve of ``benchmarks/watchdog_overhead.py`` took 3.8 times as long as
         all in one thread, with them in the worker 1.1 times.
         """
-        model = self.model
         prepare()
         began = time.perf_counter()
         self._optimizing = True
@@ -312,7 +364,7 @@ class ScipSubSolver(WatchedSubSolver):
         ended["solve_time"] = time.perf_counter() - began
         ended["status"] = model.getStatus()
         ended["dual_bound"] = model.getDualbound() if model.getStage() >= 3 else float("nan")
-        self._reset()
+        self._reset(model)
         began = time.perf_counter()
         self._memory.after_free_transform(model)
         self.total_reset_time += time.perf_counter() - began
@@ -320,16 +372,20 @@ class ScipSubSolver(WatchedSubSolver):
     def _interrupt(self) -> None:
         """SCIP's ``interruptSolve`` while it solves (not while it frees: a SCIP error there)."""
         if self._optimizing:
-            self.model.interruptSolve()
+            self._active.interruptSolve()
 
-    def _reset(self) -> None:
-        """Free the solve's transformed problem; restore the bounds unless in a session (a
-        no-op after a solve that returned, which did it in the worker)."""
+    def _reset(self, model) -> None:
+        """Free the solve's transformed problem (a reduced model: the whole problem); restore
+        the bounds unless in a session (a no-op after a solve that returned, which did it in
+        the worker)."""
         began = time.perf_counter()
-        self.model.freeTransform()
+        if model is self.model:
+            model.freeTransform()
+            if not self._keep_fixings:
+                self._set_bounds(self._lower, self._upper)
+        else:
+            model.freeProb()
         self.total_reset_time += time.perf_counter() - began
-        if not self._keep_fixings:
-            self._set_bounds(self._lower, self._upper)
 
     def _set_bounds(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """Give the model these bounds, calling SCIP only for those that differ from the current.
@@ -348,8 +404,37 @@ class ScipSubSolver(WatchedSubSolver):
                 change(variables[j], float(target[j]))
                 now[j] = target[j]
 
-    def _add_start(self, start: np.ndarray) -> None:
-        sol = self.model.createSol()  # all zeros
-        for j in np.flatnonzero(start).tolist():
-            self.model.setSolVal(sol, self.variables[j], float(start[j]))
-        self.model.addSol(sol, free=True)
+
+#: ``sub_problem="auto"`` solves a reduced problem when its variables hold at most this share of
+#: the constraint matrix's nonzeros.
+REDUCED_SHARE = 0.5
+
+
+def prefers_reduced(nonzeros: int, total: int) -> bool:
+    """Whether ``sub_problem="auto"`` solves the reduced problem whose variables hold
+    ``nonzeros`` of the ``total`` nonzeros of the constraint matrix."""
+    return nonzeros <= REDUCED_SHARE * total
+
+
+def _prepared(model, params: dict, recorder: _SolutionRecorder) -> _SolutionRecorder:
+    """Quiet ``model``, give it ``params`` and include ``recorder``; returns the recorder."""
+    model.hideOutput()
+    for name, value in params.items():
+        model.setParam(name, value)
+    model.includeEventhdlr(recorder, "lns_recorder", "records new best solutions")
+    recorder.model = None
+    return recorder
+
+
+def _load(model, reduced: ReducedProblem) -> list:
+    """Put ``reduced``'s problem into ``model`` (an instance without a problem); its variables."""
+    model.createProbBasic(reduced.problem.name)
+    return reduced.problem.add_to_scip(model)
+
+
+def _add_start(model, variables: list, start: np.ndarray) -> None:
+    """Hand SCIP ``start`` (the incumbent) as a solution: the cutoff of the solve."""
+    sol = model.createSol()  # all zeros
+    for j in np.flatnonzero(start).tolist():
+        model.setSolVal(sol, variables[j], float(start[j]))
+    model.addSol(sol, free=True)

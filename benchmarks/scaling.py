@@ -1,0 +1,197 @@
+"""What an LNS iteration costs as the problem grows, with the whole model and the reduced sub-MIP.
+
+Random LNS, one worker, a fixed neighborhood of ``--free`` integer variables
+(``initial_fraction=free/n, growth=1.0, shrink=None``), ``--iterations`` iterations from a given
+start, once per sub-problem rule (``--rules``: ``whole``, ``reduced``, ``auto``; see
+:class:`lns.core.scip_subsolver.ScipSubSolver`). Each run is a fresh process, so that its peak
+resident size is its own. Reported per instance and rule: the median iteration (wall seconds
+between two iterations' ends), the median time inside the sub-solver (building its model,
+solving, freeing), the loop's own share of the iterations' wall time (everything outside the
+sub-solver: selection, fixings, the incumbent's checks), the peak RSS and the bytes of it per
+nonzero of the constraint matrix.
+
+Instances (``--instances``), generated in each run from seed 0:
+
+- ``mis_ba_N``: independent set on a Barabasi-Albert graph with 4 edges per node, ``N`` nodes,
+  start: the empty set;
+- ``sc_R_C``: set cover with ``R`` rows and ``C`` columns at density ``200 / R`` (200
+  nonzeros per column: ``sc_10000_8000`` has 1.6 million), start: every column;
+- ``cfl_C_F``: capacitated facility location, ``C`` customers and ``F`` facilities with
+  continuous assignments (a MIP), start: SCIP's first solution.
+
+    python benchmarks/scaling.py                                  # the default table
+    python benchmarks/scaling.py --instances mis_ba_6000 mis_ba_96000 --rules whole reduced
+    python benchmarks/scaling.py --instances mis_ba_1000000 --rules reduced --out results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import resource
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from instances.generators import cfl, mis, sc
+from lns.api import solve
+from lns.core.problem import Problem
+from lns.core.scip_subsolver import ScipSubSolver
+
+DEFAULT_INSTANCES = (
+    "mis_ba_6000",
+    "mis_ba_24000",
+    "mis_ba_96000",
+    "sc_10000_8000",
+    "cfl_200_100",
+)
+
+
+def make_instance(name: str) -> tuple[Problem, np.ndarray | None]:
+    """The instance called ``name`` (see the module's docstring) and its start (``None``: SCIP's
+    first solution)."""
+    kind = "mis_ba" if name.startswith("mis_ba_") else name.split("_")[0]
+    sizes = name.removeprefix(kind + "_").split("_")
+    rng = np.random.default_rng(0)
+    if kind == "mis_ba":
+        params = mis.MISParams(n_nodes=int(sizes[-1]), graph="barabasi_albert", affinity=4)
+        problem = mis.generate(params, rng, name)
+        return problem, np.zeros(problem.n_vars)
+    if kind == "sc":
+        rows, cols = int(sizes[0]), int(sizes[1])
+        problem = sc.generate(sc.SCParams(n_rows=rows, n_cols=cols, density=200 / rows), rng, name)
+        return problem, np.ones(problem.n_vars)
+    if kind == "cfl":
+        facilities = cfl.CFLParams(n_customers=int(sizes[0]), n_facilities=int(sizes[1]))
+        return cfl.generate(facilities, rng, name), None
+    raise ValueError(f"unknown instance {name!r}: mis_ba_N, sc_R_C or cfl_C_F")
+
+
+class TimedSubSolver:
+    """A :class:`ScipSubSolver` that adds up the wall seconds spent in its ``solve`` calls."""
+
+    name = "scip"
+
+    def __init__(self, solver: ScipSubSolver):
+        self.solver = solver
+        self.seconds: list[float] = []
+        self.total_solve_time = 0.0
+
+    def solve(self, **kwargs):
+        began = time.perf_counter()
+        try:
+            return self.solver.solve(**kwargs)
+        finally:
+            self.seconds.append(time.perf_counter() - began)
+            self.total_solve_time = self.solver.total_solve_time
+
+    def stop(self) -> None:
+        self.solver.stop()
+
+    def session(self):
+        return self.solver.session()
+
+
+def measure(name: str, rule: str, free: int, iterations: int, time_limit: float) -> dict:
+    """One run (in its own process): the iteration statistics of ``rule`` on ``name``."""
+    problem, start = make_instance(name)
+    if start is None:
+        first = ScipSubSolver(problem).solve(time_limit=time_limit, seed=0, solution_limit=1)
+        assert first.best is not None, f"{name}: no first solution"
+        start = first.best.x
+    timed = TimedSubSolver(ScipSubSolver(problem, sub_problem=rule))
+    n_int = len(problem.integer_indices)
+    result = solve(
+        problem,
+        "random",
+        sub_solver=timed,
+        initial_solution=start,
+        iteration_limit=iterations,
+        time_limit=time_limit,
+        seed=0,
+        initial_fraction=free / n_int,
+        growth=1.0,
+        shrink=None,
+        min_size=free,
+    )
+    ends = [record.time for record in result.iterations]
+    walls = np.diff(ends)
+    inside = np.array(timed.seconds[-len(walls) :]) if len(walls) else np.zeros(0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {
+        "instance": name,
+        "rule": rule,
+        "variables": problem.n_vars,
+        "nonzeros": int(problem.matrix.nnz),
+        "iterations": len(result.iterations),
+        "median_iteration": float(np.median(walls)) if len(walls) else float("nan"),
+        "median_sub_solver": float(np.median(inside)) if len(inside) else float("nan"),
+        "loop_share": float(1 - inside.sum() / walls.sum()) if len(walls) else float("nan"),
+        "peak_rss": peak,
+        "bytes_per_nonzero": peak / max(1, problem.matrix.nnz),
+        "objective": result.objective,
+    }
+
+
+def run_isolated(task: tuple) -> dict:
+    """:func:`measure` in a fresh process (its peak RSS is then the run's own)."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1, maxtasksperchild=1) as pool:
+        return pool.apply(measure, task)
+
+
+def table(rows: list[dict]) -> str:
+    """The runs as a Markdown table."""
+    lines = [
+        "| instance | variables | nonzeros | rule | median iteration (s) | median sub-solver (s) "
+        "| loop share | peak RSS (MB) | bytes / nonzero |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['instance']} | {r['variables']:,} | {r['nonzeros']:,} | {r['rule']} "
+            f"| {r['median_iteration']:.4f} | {r['median_sub_solver']:.4f} "
+            f"| {r['loop_share']:.1%} | {r['peak_rss'] / 2**20:,.0f} "
+            f"| {r['bytes_per_nonzero']:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instances", nargs="+", default=list(DEFAULT_INSTANCES))
+    parser.add_argument("--rules", nargs="+", default=["whole", "reduced"])
+    parser.add_argument("--free", type=int, default=100)
+    parser.add_argument("--iterations", type=int, default=30)
+    parser.add_argument("--time-limit", type=float, default=300.0)
+    parser.add_argument("--out", type=Path, help="also write the rows as JSON here")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.instances:
+        for rule in args.rules:
+            rows.append(run_isolated((name, rule, args.free, args.iterations, args.time_limit)))
+            print(table(rows[-1:]).splitlines()[-1], flush=True)
+    print(table(rows))
+    print(
+        "median of the per-instance ratios whole/reduced (median iteration):",
+        _median_ratio(rows),
+    )
+    if args.out:
+        args.out.write_text(json.dumps(rows, indent=1))
+
+
+def _median_ratio(rows: list[dict]) -> str:
+    by = {(r["instance"], r["rule"]): r["median_iteration"] for r in rows}
+    ratios = [
+        by[(i, "whole")] / by[(i, "reduced")]
+        for i, rule in by
+        if rule == "reduced" and (i, "whole") in by
+    ]
+    return f"{statistics.median(ratios):.1f}x" if ratios else "-"
+
+
+if __name__ == "__main__":
+    main()

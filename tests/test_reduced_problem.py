@@ -1,0 +1,179 @@
+"""The sub-MIP of the free variables: the same optimum as the whole model with the fixings."""
+
+from __future__ import annotations
+
+import numpy as np
+import psutil
+import pytest
+import scipy.sparse as sp
+
+from helpers import knapsack, miplib, mixed_problem
+from instances.generators import ca, cfl, mis, mvc, sc
+from lns.core.errors import UnknownNameError
+from lns.core.problem import Problem, read_problem
+from lns.core.reduced_problem import Reducer
+from lns.core.scip_subsolver import ScipSubSolver, prefers_reduced
+from lns.core.subsolver import SolveStatus
+
+
+def unusual_rows() -> Problem:
+    """Equality, ranged and free rows, a general integer, a continuous variable, and a variable
+    in no row; max x0 + x1 + 2 x2 + 3 z + x3 + y + 0.5 (binaries first, as SCIP orders them).
+
+    Rows: x0 + x1 + x2 = 2 (equality), 1 <= x1 + 2 x3 <= 3 (ranged), x0 - x3 free (no side),
+    x2 + y <= 2.5; x3 in {0..3}, y in [0, 4], z binary in no row. Optimum 9, e.g. x0 = x2 = 1,
+    x1 = 0, z = 1, x3 = 1, y = 1.5.
+    """
+    A = np.array(
+        [[1, 1, 1, 0, 0, 0], [0, 1, 0, 0, 2, 0], [1, 0, 0, 0, -1, 0], [0, 0, 1, 0, 0, 1]],
+        dtype=float,
+    )
+    return Problem(
+        name="unusual",
+        var_names=("x0", "x1", "x2", "z", "x3", "y"),
+        var_types=np.array(["B", "B", "B", "B", "I", "C"]),
+        lower=np.zeros(6),
+        upper=np.array([1, 1, 1, 1, 3, 4], dtype=float),
+        objective=np.array([1, 1, 2, 3, 1, 1], dtype=float),
+        objective_offset=0.5,
+        sense="maximize",
+        matrix=sp.csr_matrix(A),
+        row_lower=np.array([2.0, 1.0, -np.inf, -np.inf]),
+        row_upper=np.array([2.0, 3.0, np.inf, 2.5]),
+        row_names=("eq", "ranged", "free", "cap"),
+    )
+
+
+def generated(module, params):
+    return lambda: module.generate(params, np.random.default_rng(3))
+
+
+PROBLEMS = {
+    "knapsack": knapsack,
+    "mixed": mixed_problem,
+    "unusual": unusual_rows,
+    "mis": generated(mis, mis.MISParams(n_nodes=40)),
+    "mvc": generated(mvc, mvc.MVCParams(n_nodes=40, affinity=3)),
+    "sc": generated(sc, sc.SCParams(n_rows=60, n_cols=40, density=0.1)),
+    "ca": generated(ca, ca.CAParams(n_items=20, n_bids=40)),
+    "cfl": generated(cfl, cfl.CFLParams(n_customers=12, n_facilities=6)),
+    "bell5": lambda: read_problem(miplib("bell5")),  # general integers, continuous
+    "markshare_4_0": lambda: read_problem(miplib("markshare_4_0")),  # equality rows
+    "misc07": lambda: read_problem(miplib("misc07")),
+}
+
+
+def first_solution(problem: Problem) -> np.ndarray:
+    outcome = ScipSubSolver(problem).solve(time_limit=20, seed=0, solution_limit=1)
+    assert outcome.best is not None
+    return outcome.best.x
+
+
+def best_objective(outcome, start_objective: float) -> float:
+    return outcome.best.objective if outcome.best is not None else start_objective
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+def test_the_reduced_sub_mip_has_the_optimum_of_the_whole_model(name):
+    problem = PROBLEMS[name]()
+    start = first_solution(problem)
+    whole = ScipSubSolver(problem)
+    reduced = ScipSubSolver(problem, sub_problem="reduced")
+    rng = np.random.default_rng(0)
+    integers = problem.integer_indices
+    for _ in range(3):
+        free = rng.choice(integers, size=max(1, len(integers) // 3), replace=False)
+        fixed = np.setdiff1d(integers, free)
+        kwargs = dict(time_limit=30, seed=1, fixed=fixed, start=start)
+        a, b = whole.solve(**kwargs), reduced.solve(**kwargs)
+        assert a.status.proven and b.status.proven, (a.status, b.status)
+        start_objective = problem.objective_value(start)
+        assert best_objective(b, start_objective) == pytest.approx(
+            best_objective(a, start_objective), rel=1e-6, abs=1e-6
+        )
+        for found in b.found:
+            assert problem.check(found.x).feasible
+            assert np.array_equal(found.x[fixed], start[fixed])
+        if b.best is not None:
+            start = b.best.x
+    assert reduced.reduced_solves == 3 and whole.reduced_solves == 0
+
+
+def test_the_reduction_folds_fixings_into_rows_and_bounds():
+    problem = unusual_rows()
+    start = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 2.0])  # objective 5.5
+    assert problem.check(start).feasible
+    reducer = Reducer(problem)
+    columns = reducer.free_columns(np.array([0, 4]))  # x0 = 1, x3 = 1 fixed
+    assert columns.tolist() == [1, 2, 3, 5]
+    reduced = reducer.reduce(columns, start)
+    sub = reduced.problem
+    assert sub.var_names == ("x1", "x2", "z", "y")
+    # eq: x1 + x2 = 1; ranged: 1 <= x1 + 2 <= 3 -> x1 in [-1, 1], a bound; free row dropped.
+    assert sub.row_names == ("eq", "cap")
+    assert sub.row_lower.tolist() == [1.0, -np.inf] and sub.row_upper.tolist() == [1.0, 2.5]
+    assert sub.lower.tolist() == [0.0, 0.0, 0.0, 0.0] and sub.upper.tolist() == [1, 1, 1, 4]
+    assert sub.objective_value(reduced.start) == problem.objective_value(start)
+    assert np.array_equal(reduced.lift(reduced.start), start)
+
+
+def test_a_neighborhood_of_variables_in_no_row_is_solved():
+    problem = unusual_rows()
+    start = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 2.0])
+    solver = ScipSubSolver(problem, sub_problem="reduced", continuous="adjacent")
+    fixed = np.array([0, 1, 2, 4])
+    assert solver._reducer is not None
+    assert solver._reducer.free_columns(fixed).tolist() == [3]  # y is beside no free integer
+    outcome = solver.solve(time_limit=10, seed=0, fixed=fixed, start=start)
+    assert outcome.status is SolveStatus.OPTIMAL
+    assert outcome.best is not None and outcome.best.x[3] == 1.0
+    assert outcome.best.objective == pytest.approx(8.5)
+
+
+def test_adjacent_continuous_variables_keep_only_those_beside_free_integers():
+    problem = cfl.generate(cfl.CFLParams(n_customers=10, n_facilities=5), np.random.default_rng(0))
+    reducer_all, reducer_adjacent = Reducer(problem), Reducer(problem, "adjacent")
+    integers = problem.integer_indices
+    fixed = integers[1:]
+    every, adjacent = reducer_all.free_columns(fixed), reducer_adjacent.free_columns(fixed)
+    assert set(adjacent) < set(every)
+    rows = problem.matrix[:, integers[0]].nonzero()[0]
+    beside = set(problem.matrix[rows].indices) - set(integers)
+    assert set(adjacent) == {int(integers[0])} | beside
+
+
+def test_auto_solves_small_neighborhoods_reduced_and_large_ones_whole():
+    problem = read_problem(miplib("p0201"))
+    start = first_solution(problem)
+    solver = ScipSubSolver(problem, sub_problem="auto")
+    integers = problem.integer_indices
+    solver.solve(time_limit=10, seed=0, fixed=integers[5:], start=start)
+    assert solver.reduced_solves == 1
+    solver.solve(time_limit=10, seed=0, fixed=integers[:5], start=start)
+    assert solver.reduced_solves == 1
+    assert prefers_reduced(10, 100) and not prefers_reduced(90, 100)
+
+
+def test_an_unknown_rule_is_named():
+    with pytest.raises(UnknownNameError, match="sub_problem"):
+        ScipSubSolver(knapsack(), sub_problem="small")
+    with pytest.raises(UnknownNameError, match="continuous"):
+        Reducer(knapsack(), continuous="none")
+
+
+def test_memory_stays_flat_over_many_reduced_solves():
+    problem = mis.generate(mis.MISParams(n_nodes=2000), np.random.default_rng(0))
+    start = np.zeros(problem.n_vars)
+    solver = ScipSubSolver(problem, sub_problem="reduced")
+    rng = np.random.default_rng(1)
+    process = psutil.Process()
+
+    def solve_many(count: int) -> None:
+        for _ in range(count):
+            fixed = np.setdiff1d(np.arange(problem.n_vars), rng.choice(2000, 50, replace=False))
+            solver.solve(time_limit=5, seed=0, fixed=fixed, start=start)
+
+    solve_many(200)
+    settled = process.memory_info().rss
+    solve_many(600)
+    assert process.memory_info().rss - settled < 16 * 2**20

@@ -21,6 +21,7 @@ extensions = [
     "myst_parser",
     "api_pages",
     "benchmark_figures",
+    "selector_options",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}

@@ -120,23 +120,25 @@ def group_section(group, out_dir: Path) -> list[str]:
     return [
         f"## {group.instance_set}, T = {group.time_limit:g} s",
         "",
-        f"![shifted geometric mean primal integral per method]({sgm_plot.name})",
+        f"![shifted geometric mean primal integral per method]({out_dir.name}/{sgm_plot.name})",
         "",
         "| method | instances | runs | sgm primal integral (s) | mean | median "
         f"| mean gap at T | survival at T (gap ≤ {THRESHOLD:g}) | iterations (mean) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         *(_row(group, m, sgm) for m, sgm in enumerate(sgms)),
         "",
-        f"![mean primal gap over time]({gap_plot.name})",
-        f"![survival rate over time]({survival_plot.name})",
+        f"![mean primal gap over time]({out_dir.name}/{gap_plot.name})",
+        f"![survival rate over time]({out_dir.name}/{survival_plot.name})",
         "",
     ]
 
 
 def folder_page(folder: Path, out_dir: Path) -> tuple[str, list[tuple]]:
-    """The page of one results folder and, per group, ``(set, T, best method, its sgm)``."""
+    """The page of one results folder, its images written to ``out_dir``, and per group
+    ``(set, T, best method, its sgm)``."""
     from lns.report import group_metrics
 
+    out_dir.mkdir()
     records = read_runs(folder / "runs.csv")
     lines = [
         f"# `{folder.name}`",
@@ -183,7 +185,7 @@ def write_pages(app) -> None:
     out_dir.mkdir()
     summaries = {}
     for folder in sorted(p.parent for p in root.glob("*/runs.csv")):
-        page, summaries[folder.name] = folder_page(folder, out_dir)
+        page, summaries[folder.name] = folder_page(folder, out_dir / folder.name)
         (out_dir / f"{folder.name}.md").write_text(page)
     (out_dir / "index.md").write_text(index_page(summaries))
 

@@ -5,7 +5,7 @@ per run from its :class:`lns.core.result.IterationRecord` list: iterations, seco
 selecting and in sub-solves (total and median), the median number of variables freed, how many
 sub-solves hit their time limit and how many iterations improved.
 
-Example (the set-cover and auction figures of learning/README.md, "Generalisation")::
+Example (the set-cover and auction figures of docs/cl_lns.md, "Generalisation")::
 
     python benchmarks/iteration_split.py data/sc_gen/sc_2500_gen_0000.mps.gz \\
         data/ca_gen/ca_2000_gen_0000.mps.gz --selectors random cl_lns --time-limit 30

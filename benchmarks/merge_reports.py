@@ -5,7 +5,7 @@ primal integrals share one reference per instance (the best any of them found, o
 ``.solu`` value) and sit in one table: e.g. two checkpoints of ``cl_lns``, each run in its own
 folder, beside the methods of an earlier full run on the same instances.
 
-Example (the set-cover rows of learning/README.md, "Generalisation")::
+Example (the set-cover rows of docs/cl_lns.md, "Generalisation")::
 
     python benchmarks/merge_reports.py --name sc_models \\
         --out benchmarks/results/cl_lns_generalisation_sc_models_60s \\

@@ -6,7 +6,7 @@ seconds (single thread), HiGHS's iteration counts and the objective, and how far
 variable values are from the simplex solution's (a degenerate LP has many optimal points: the
 features of another one are not the ones the models were trained on).
 
-Example (the figures in learning/README.md, "Start-up and cost per call")::
+Example (the figures in docs/cl_lns.md, "Start-up and cost per call")::
 
     lns-generate problem=mis size=small n=1 seed=123 out_dir=/tmp/mis6000
     python benchmarks/root_lp_solvers.py /tmp/mis6000/mis_small_0000.mps.gz --checkpoint mis

@@ -1,6 +1,6 @@
 """LB-RELAX (Huang, Ferber, Tian, Dilkina, Steiner; CPAIOR 2023): Local Branching's LP relaxation.
 
-Instead of solving the Local Branching ILP, solve its LP relaxation
+Instead of solving the Local Branching ILP, solve its LP relaxation::
 
     min c x  s.t.  the problem's rows and bounds,  Σ_{j integer} |x_j - x*_j| <= k
 

@@ -7,6 +7,7 @@ For each training instance (Huang et al., ICML 2023, Section 4.2):
    LB's best solution as each iteration's step (the neighborhood is not solved again: see
    :class:`ExpertStep`) and :class:`SampleRecorder` as a callback; at every iteration where LB
    improves, it records
+
    * the state: the bipartite graph at the incumbent (:class:`learning.features.FeatureExtractor`);
    * positives: each improving solution SCIP found while solving the LB problem, as the 0/1
      vector of the integer variables it changes, kept if its improvement is at least
@@ -17,6 +18,7 @@ For each training instance (Huang et al., ICML 2023, Section 4.2):
      ``tries_per_ratio`` tries per ``r``, the next ``r`` after ``misses_per_ratio`` misses in a
      row, at most
      ``max_negatives`` negatives;
+
    then move to LB's best solution and continue.
 
 The paper's limits (LB 3600 s, 90 tries per ratio, 10 misses, 90 negatives, 240 s per negative)

@@ -1,12 +1,19 @@
-"""Small problems with known optima, built in code, and paths of bundled instances."""
+"""Small problems with known optima, built in code, paths of bundled instances, a fake
+sub-solver, and waits on events (a process's end, a condition) instead of sleeps."""
 
 from __future__ import annotations
+
+import os
+import select
+import threading
+import time
 
 import numpy as np
 import scipy.sparse as sp
 
 from instances.bundled import BUNDLED_DIR, MIPLIB2017_DIR
 from lns.core.problem import Problem
+from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
 
 
 def miplib(name: str):
@@ -69,3 +76,145 @@ def mixed_problem() -> Problem:
         row_upper=np.array([2.5, 7.0, 1.0, np.inf]),
         row_names=("r1", "r2", "r3", "r4"),
     )
+
+
+#: The objective of :func:`knapsack` (maximised): the values of a, b, c, d.
+KNAPSACK_VALUES = np.array([10.0, 13.0, 7.0, 8.0])
+
+
+class FakeSubSolver:
+    """Follows the sub-solver protocol on :func:`knapsack` without solving anything.
+
+    A solve with fixings (an LNS sub-solve) plays the next step of ``script``: an exception
+    (raised) or ``(status, solutions)``, each solution reported through ``on_found`` and
+    returned in the outcome; the last step repeats. A solve of the whole problem (no fixings,
+    as a start strategy asks for) plays ``schedule`` when one is given: each ``(seconds, x)``
+    is reported that long after the solve began, then the solve waits for :meth:`stop` or its
+    time limit and ends ``INTERRUPTED`` or ``TIME_LIMIT``, as SCIP does. Without a schedule,
+    whole-problem solves play the script too.
+
+    Attributes
+    ----------
+    calls : list of dict
+        Per solve: ``fixed``, ``start`` (a copy), ``time_limit`` and ``solution_limit``.
+    endings : list of str
+        How each scheduled solve ended: ``"stopped"`` (by :meth:`stop`), ``"time_limit"`` or
+        ``"solution_limit"``; what a test asserts instead of timing the solve.
+    solving : threading.Event
+        Set while a scheduled solve runs, so that a test can act during it.
+    """
+
+    name = "fake"
+
+    def __init__(self, script=((SolveStatus.OPTIMAL, []),), schedule=None):
+        self.script = list(script)
+        self.schedule = schedule
+        self.calls: list = []
+        self.endings: list = []
+        self.solving = threading.Event()
+        self.total_solve_time = 0.0
+        self._steps = 0
+        self._stop = threading.Event()
+
+    @property
+    def starts(self) -> list:
+        """The starts of the solves with fixings (the incumbents the LNS iterations began at)."""
+        return [call["start"] for call in self.calls if call["fixed"] is not None]
+
+    @property
+    def solution_limits(self) -> list:
+        """The solution limits of the whole-problem solves."""
+        return [call["solution_limit"] for call in self.calls if call["fixed"] is None]
+
+    def solve(
+        self,
+        *,
+        time_limit,
+        seed,
+        fixed=None,
+        start=None,
+        solution_limit=-1,
+        node_limit=-1,
+        on_found=None,
+    ):
+        self.calls.append(
+            {
+                "fixed": fixed,
+                "start": None if start is None else start.copy(),
+                "time_limit": time_limit,
+                "solution_limit": solution_limit,
+            }
+        )
+        if fixed is None and self.schedule is not None:
+            return self._play_schedule(time_limit, solution_limit, on_found)
+        self._steps += 1
+        step = self.script[min(self._steps, len(self.script)) - 1]
+        if isinstance(step, Exception):
+            raise step
+        status, solutions = step
+        found = [_found(x) for x in solutions]
+        for solution in found:
+            if on_found is not None:
+                on_found(solution)
+        return SolveOutcome(status, found, 0.001)
+
+    def _play_schedule(self, time_limit, solution_limit, on_found) -> SolveOutcome:
+        self._stop.clear()
+        self.solving.set()
+        try:
+            began, found = time.perf_counter(), []
+            for at, x in self.schedule:
+                if self._stop.wait(max(0.0, began + at - time.perf_counter())):
+                    return self._end("stopped", SolveStatus.INTERRUPTED, found)
+                found.append(_found(x))
+                on_found(found[-1])
+                if len(found) == solution_limit:
+                    return self._end("solution_limit", SolveStatus.SOLUTION_LIMIT, found)
+            if self._stop.wait(min(time_limit, 30.0)):
+                return self._end("stopped", SolveStatus.INTERRUPTED, found)
+            return self._end("time_limit", SolveStatus.TIME_LIMIT, found)
+        finally:
+            self.solving.clear()
+
+    def _end(self, how: str, status: SolveStatus, found: list) -> SolveOutcome:
+        self.endings.append(how)
+        return SolveOutcome(status, found)
+
+    def stop(self):
+        self._stop.set()
+
+    def session(self):
+        return no_session()
+
+
+def _found(x) -> FoundSolution:
+    return FoundSolution(time.perf_counter(), float(x @ KNAPSACK_VALUES), x)
+
+
+def wait_for_exit(pids, timeout: float) -> list[int]:
+    """Wait until the processes ``pids`` (not necessarily children) have ended, at most
+    ``timeout`` seconds in all; returns those still running. Waits on each process's pidfd,
+    which becomes readable when it ends (a zombie counts as ended)."""
+    deadline = time.monotonic() + timeout
+    running = []
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        finally:
+            os.close(fd)
+        if not ready:
+            running.append(pid)
+    return running
+
+
+def wait_until(condition, timeout: float, poll: float = 0.05):
+    """Poll ``condition()`` until it returns something true (returned), at most ``timeout``
+    seconds: for states that no event announces (a process appearing in ``/proc``)."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()) and time.monotonic() < deadline:
+        time.sleep(poll)
+    return value

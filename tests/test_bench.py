@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 
 import pandas as pd
 import pytest
@@ -16,7 +16,7 @@ from omegaconf import OmegaConf
 
 import lns.api
 from configs import CONFIG_DIR
-from helpers import knapsack, mixed_problem
+from helpers import knapsack, mixed_problem, wait_for_exit, wait_until
 from lns.bench import (
     compose_matrix,
     expand_instances,
@@ -149,7 +149,7 @@ def _segfault(*args, **kwargs):
 
 
 def _hang(*args, **kwargs):
-    time.sleep(60)
+    threading.Event().wait()  # forever: only the kill ends the run
 
 
 @pytest.mark.parametrize(
@@ -493,25 +493,6 @@ def _children(pid):
     return found
 
 
-def _wait_for(condition, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    return condition()
-
-
-def _alive(pids):
-    return [
-        pid
-        for pid in pids
-        if os.path.exists(f"/proc/{pid}")
-        and open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[0] != "Z"
-    ]
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc")
 def test_a_killed_benchmark_leaves_no_orphan_and_a_resume_runs_the_cell_once(tmp_path):
     args = [
@@ -531,15 +512,14 @@ def test_a_killed_benchmark_leaves_no_orphan_and_a_resume_runs_the_cell_once(tmp
         args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        workers = _wait_for(lambda: _children(parent.pid), 60)
+        workers = wait_until(lambda: _children(parent.pid), 60)
         assert workers, "lns-bench started no worker"
         beside = run_matrix(specs, BenchStore(tmp_path))  # a resume beside the run leaves it
-        assert (beside.busy, beside.ran, beside.resumed) == (1, 0, 0)
-        time.sleep(1)  # the worker is solving
+        assert (beside.busy, beside.ran, beside.resumed) == (1, 0, 0)  # the worker holds the run
     finally:
         parent.kill()
         parent.wait()
-    assert _wait_for(lambda: not _alive(workers), 5), "the worker outlived its killed parent"
+    assert not wait_for_exit(workers, 10), "the worker outlived its killed parent"
     assert BenchStore(tmp_path).get("air05", "scip", 0, 8.0) is None
     resumed = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert "1 runs done (0 failed, 0 skipped), 0 found done, 0 running elsewhere" in resumed.stdout

@@ -5,13 +5,12 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import time
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import lns.core.cpsat_mip
 from helpers import knapsack, miplib, miplib2017, mixed_problem
 from lns.api import solve
 from lns.core import metrics
@@ -125,17 +124,27 @@ def test_out_and_initial_solution_go_through_the_common_path(tmp_path):
     assert (tmp_path / "best.sol").exists()
 
 
-def test_interrupt_stops_the_mip_interface_and_keeps_its_best_solution():
-    # neos-911970 has continuous variables; CP-SAT's first solutions come within about 1 s.
-    timer = threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    began = time.perf_counter()
-    try:
-        result = solve(miplib2017("neos-911970"), method="cpsat", time_limit=60, num_workers=1)
-    finally:
-        timer.cancel()
-    assert result.stop_reason == "interrupted"
-    assert time.perf_counter() - began < 20
+class InterruptAtFirstLogged:
+    """Stands for the MIP interface's solution-line pattern: matches as it does, and sends this
+    process SIGINT when the first solution is logged."""
+
+    def __init__(self, pattern):
+        self.pattern, self.sent = pattern, False
+
+    def match(self, line):
+        matched = self.pattern.match(line)
+        if matched and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGINT)
+        return matched
+
+
+def test_interrupt_stops_the_mip_interface_and_keeps_its_best_solution(monkeypatch):
+    # neos-911970 has continuous variables: CP-SAT runs behind OR-Tools' MIP interface.
+    pattern = InterruptAtFirstLogged(lns.core.cpsat_mip.SOLUTION_LINE)
+    monkeypatch.setattr(lns.core.cpsat_mip, "SOLUTION_LINE", pattern)
+    result = solve(miplib2017("neos-911970"), method="cpsat", time_limit=60, num_workers=1)
+    assert pattern.sent and result.stop_reason == "interrupted"
     assert result.feasibility.feasible and result.objective == result.trajectory[-1][1]
 
 

@@ -8,7 +8,6 @@ without end.
 
 import gzip
 import math
-import time
 
 import numpy as np
 import pytest
@@ -298,11 +297,10 @@ def test_a_scip_model_holding_nan_is_refused_before_any_solve(tmp_path, change, 
 
 
 @pytest.mark.parametrize("template, suffix", [(MPS, ".mps.gz"), (LP, ".lp")])
-def test_the_nan_objective_that_hangs_scip_ends_solve_at_once(tmp_path, template, suffix):
-    started = time.perf_counter()
+def test_the_nan_objective_that_hangs_scip_is_refused_when_read(tmp_path, template, suffix):
+    # Read unchecked, SCIP would loop on it until the time limit and raise nothing.
     with pytest.raises(ProblemReadError, match="'nan'"):
         solve(write(tmp_path, template=template, suffix=suffix, a="nan"), time_limit=5)
-    assert time.perf_counter() - started < 5
 
 
 def test_the_bundled_instances_pass_the_checks():

@@ -450,7 +450,7 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
 def test_shipped_models_sets_regenerate_from_their_manifests(name, tmp_path):
     """The first instance of each recorded held-out set comes back byte for byte.
 
-    The sets are regenerated with the commands of learning/README.md.
+    The sets are regenerated with the commands of docs/cl_lns.md.
     """
     import json
 

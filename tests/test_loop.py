@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from helpers import knapsack
+from helpers import FakeSubSolver, knapsack
 from lns import solve
 from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
@@ -13,62 +13,11 @@ from lns.core.loop import run_lns
 from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.selection import Neighborhood, Selector
 from lns.core.stop import MaxIterations, StopReason
-from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
+from lns.core.subsolver import SolveStatus
 
 START = np.array([1.0, 0.0, 0.0, 0.0])  # knapsack value 10 (optimum 23: a and b)
 BETTER = np.array([1.0, 0.0, 1.0, 0.0])  # value 17, weight 7
 INFEASIBLE = np.ones(4)  # value 38, weight 18 > 10
-
-
-class ScriptedSubSolver:
-    """Follows the sub-solver protocol; each solve plays the next step of ``script``.
-
-    A step is an exception (raised) or ``(status, solutions)``: each solution is reported
-    through ``on_found`` and returned in the outcome. The last step repeats.
-    """
-
-    name = "scripted"
-
-    def __init__(self, script):
-        self.script = list(script)
-        self.calls: list = []
-        self.total_solve_time = 0.0
-
-    def solve(
-        self,
-        *,
-        time_limit,
-        seed,
-        fixed=None,
-        start=None,
-        solution_limit=-1,
-        node_limit=-1,
-        on_found=None,
-    ):
-        self.calls.append(
-            {
-                "fixed": fixed,
-                "start": None if start is None else start.copy(),
-                "time_limit": time_limit,
-            }
-        )
-        step = self.script[min(len(self.calls), len(self.script)) - 1]
-        if isinstance(step, Exception):
-            raise step
-        status, solutions = step
-        found = [
-            FoundSolution(time.perf_counter(), float(x @ [10, 13, 7, 8]), x) for x in solutions
-        ]
-        for solution in found:
-            if on_found is not None:
-                on_found(solution)
-        return SolveOutcome(status, found, 0.001)
-
-    def stop(self):
-        pass
-
-    def session(self):
-        return no_session()
 
 
 class FirstK(Selector):
@@ -84,7 +33,7 @@ def _run(script, iterations=3, size_rule=None, start=START, **config):
     problem = knapsack()
     incumbent = Incumbent(problem, time.perf_counter())
     assert incumbent.offer(start, time.perf_counter(), -1, 0, "user")
-    solver = ScriptedSubSolver(script)
+    solver = FakeSubSolver(script)
     records, reason = run_lns(
         problem,
         FirstK(),
@@ -179,9 +128,9 @@ def test_the_size_shrinks_after_a_time_limit_and_grows_otherwise():
 
 
 def test_solve_uses_a_sub_solver_object_and_records_its_name():
-    fake = ScriptedSubSolver([RuntimeError("boom"), (SolveStatus.NODE_LIMIT, [BETTER])])
+    fake = FakeSubSolver([RuntimeError("boom"), (SolveStatus.NODE_LIMIT, [BETTER])])
     result = solve(knapsack(), sub_solver=fake, initial_solution=START, iteration_limit=8, seed=1)
-    assert result.sub_solver == "scripted" and len(fake.calls) == 8
+    assert result.sub_solver == "fake" and len(fake.calls) == 8
     assert [r.status for r in result.iterations].count("error") == 1
     assert result.objective == 17.0 and result.feasibility.feasible
 
@@ -189,7 +138,7 @@ def test_solve_uses_a_sub_solver_object_and_records_its_name():
 def test_solve_stops_on_repeated_failures():
     result = solve(
         knapsack(),
-        sub_solver=ScriptedSubSolver([RuntimeError("boom")]),
+        sub_solver=FakeSubSolver([RuntimeError("boom")]),
         initial_solution=START,
         iteration_limit=50,
         max_failures=3,
@@ -199,7 +148,7 @@ def test_solve_stops_on_repeated_failures():
 
 
 def test_solve_with_the_cpsat_sub_solver():
-    pytest.importorskip("lns.core.cpsat_subsolver")
+    pytest.importorskip("ortools")  # the optional dependency; the project's module must import
     result = solve(
         knapsack(), sub_solver="cpsat", iteration_limit=20, time_limit=20, max_fraction=1.0
     )

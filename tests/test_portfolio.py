@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lns.api
-from helpers import knapsack, miplib
+from helpers import knapsack, miplib, wait_for_exit
 from lns import solve
 from lns.api import named_sub_solver
 from lns.core.config import LNSConfig
@@ -181,10 +181,7 @@ def test_no_worker_outlives_a_kill_9_of_the_main_process(tmp_path):
     assert len(pids) >= 2
     process.kill()
     process.wait()
-    deadline = time.perf_counter() + 10
-    while time.perf_counter() < deadline and any(alive(pid) for pid in pids):
-        time.sleep(0.1)
-    assert not any(alive(pid) for pid in pids)
+    assert not wait_for_exit(pids, 10)
 
 
 UNGUARDED_SCRIPT = textwrap.dedent("""
@@ -221,15 +218,6 @@ def test_workers_import_the_main_module_only_for_what_refers_to_it(monkeypatch):
     assert refers_to_main([FunctionSelector(defined_in_main)])
     assert not refers_to_main([FunctionSelector(frees_nothing), MaxRuntime(5), SCIP])
     assert refers_to_main(threading.Lock())  # cannot be pickled: import it, to be safe
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet reaped by its new parent, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def frees_nothing(state, size, rng):

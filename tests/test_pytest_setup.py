@@ -3,7 +3,6 @@
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
@@ -12,16 +11,15 @@ ROOT = Path(__file__).parents[1]
 def test_a_hanging_test_fails_alone_and_the_run_goes_on(tmp_path):
     (tmp_path / "test_hang.py").write_text(
         textwrap.dedent("""
-        import time
+        import threading
 
         def test_hangs():
-            time.sleep(60)
+            threading.Event().wait()
 
         def test_after_the_hang():
             assert True
     """)
     )
-    began = time.perf_counter()
     run = subprocess.run(
         [
             sys.executable,
@@ -42,7 +40,6 @@ def test_a_hanging_test_fails_alone_and_the_run_goes_on(tmp_path):
         text=True,
         timeout=60,
     )
-    assert time.perf_counter() - began < 30
     assert "1 failed, 1 passed" in run.stdout and "Timeout" in run.stdout, run.stdout
 
 

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -157,58 +156,62 @@ def test_same_seed_and_node_limit_repeat_exactly(make, p0201, p0201_start):
     assert all(np.array_equal(a.x, b.x) for a, b in zip(runs[0].found, runs[1].found, strict=True))
 
 
-def test_stop_from_another_thread_ends_a_long_solve_promptly(make):
-    solver = make(read_problem(miplib("stein45")))
+def test_stop_from_another_thread_ends_a_long_solve(make):
+    solver = make(read_problem(miplib("stein45")))  # open for longer than the test runs
     solver.stop()  # idle: no effect on the next solve
-    threading.Timer(1.0, solver.stop).start()
-    began = time.perf_counter()
-    outcome = solver.solve(time_limit=60, seed=0)
-    assert outcome.status is SolveStatus.INTERRUPTED
-    assert time.perf_counter() - began < 3.0  # 1 s, then the stop; generous for a loaded machine
+    found = threading.Event()
+    stopping = threading.Thread(target=lambda: found.wait(60) and solver.stop())
+    stopping.start()
+    outcome = solver.solve(time_limit=60, seed=0, on_found=lambda solution: found.set())
+    stopping.join()
+    assert outcome.status is SolveStatus.INTERRUPTED and outcome.found
     assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # still usable
+
+
+class InterruptAtFirst:
+    """An ``on_found`` callback that sends this process SIGINT at the first solution."""
+
+    def __init__(self):
+        self.sent = False
+
+    def __call__(self, solution):
+        if not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGINT)
 
 
 def test_ctrl_c_under_the_guard_stops_the_solve(make):
     solver = make(read_problem(miplib("stein45")))
-    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
-    began = time.perf_counter()
     with InterruptGuard() as guard:
-        outcome = solver.solve(time_limit=60, seed=0)
+        outcome = solver.solve(time_limit=60, seed=0, on_found=InterruptAtFirst())
     assert guard.requested and outcome.status is SolveStatus.INTERRUPTED
-    assert time.perf_counter() - began < 3.0
 
 
 def test_keyboard_interrupt_while_waiting_stops_the_solve_and_propagates(make):
     solver = make(read_problem(miplib("stein45")))
-    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
-    began = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        solver.solve(time_limit=60, seed=0)
-    assert time.perf_counter() - began < 3.0
+        solver.solve(time_limit=60, seed=0, on_found=InterruptAtFirst())
     assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # it did stop
 
 
 def test_a_solve_that_never_returns_is_abandoned(make):
-    """``on_found`` blocks inside the solver: the watchdog stops, then abandons the solve.
+    """``on_found`` blocks inside the solver for 30 s: the watchdog stops, then abandons the
+    solve (without it the solve would end normally after those 30 s).
 
     On a knapsack, whose first solution each solver finds at once, also on a loaded machine.
     """
     release = threading.Event()
     problem = knapsack()
     solver = make(problem, grace=0.2)
-    began = time.perf_counter()
     outcome = solver.solve(time_limit=0.5, seed=0, on_found=lambda found: release.wait(30))
-    elapsed = time.perf_counter() - began
     release.set()  # let the worker thread finish: no thread is left busy
     assert outcome.status is SolveStatus.ABANDONED and not outcome.status.usable_after
     assert len(outcome.found) == 1 and problem.check(outcome.best.x).feasible  # found stays
-    assert elapsed < 0.5 + 2 * 0.2 + 1.0
     with pytest.raises(SubSolverAbandonedError, match="abandoned"):
         solver.solve(time_limit=1, seed=0)
 
 
 NAN_OBJECTIVE = """
-import time
 import numpy as np, scipy.sparse as sp
 from lns.core.problem import Problem
 from lns.core.scip_subsolver import ScipSubSolver
@@ -219,9 +222,8 @@ problem = Problem(name="nan", var_names=("x", "y"), var_types=np.array(["I", "I"
 model = problem.to_scip()  # a Problem refuses NaN data: the NaN goes into SCIP's model directly
 x, y = model.getVars()
 model.setObjective(float("nan") * x - y)
-began = time.perf_counter()
 outcome = ScipSubSolver(problem, model=model, grace=0.3).solve(time_limit=1.0, seed=0)
-print(outcome.status, time.perf_counter() - began)
+print(outcome.status)
 """
 
 
@@ -232,8 +234,7 @@ def test_the_nan_objective_hang_of_scip_ends_at_the_time_limit():
         [sys.executable, "-c", NAN_OBJECTIVE], capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0, run.stderr
-    status, elapsed = run.stdout.split()
-    assert status == "abandoned" and float(elapsed) < 1.0 + 2 * 0.3 + 0.5
+    assert run.stdout.split() == ["abandoned"]
 
 
 def test_every_scip_status_word_has_a_member():

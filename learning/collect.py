@@ -23,6 +23,9 @@ The paper's limits (LB 3600 s, 90 tries per ratio, 10 misses, 90 negatives, 240 
 are the ``paper`` preset of ``configs/collect_limits``; the default preset scales them down for a
 small machine. Each instance's samples go to one file ``<out_dir>/<instance>.pt`` (written
 atomically when the instance is done, so a rerun skips it); load it with :func:`load_instance_file`.
+The other expert, whose samples are candidate neighborhoods sub-solved in parallel, is
+:mod:`learning.sampled_expert` (``collect_instance(..., expert=SampledExpert(...))``); the file
+and each sample name their expert.
 """
 
 from __future__ import annotations

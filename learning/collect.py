@@ -36,6 +36,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -326,6 +327,35 @@ def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -
     ]
 
 
+class Expert(Protocol):
+    """What :func:`collect_instance` asks of an expert.
+
+    Attributes
+    ----------
+    name : str
+        Recorded in the file and in each sample (``"lb"``, ``"sampled"``).
+    """
+
+    name: str
+
+    def settings(self) -> dict:
+        """Its settings besides :class:`CollectConfig`, recorded in the file."""
+        ...
+
+    def samples(
+        self,
+        problem: Problem,
+        config: CollectConfig,
+        rng: np.random.Generator,
+        solver: RenewedSolver,
+        extractor: FeatureExtractor,
+        incumbent: Incumbent,
+    ) -> list:
+        """The samples of a trajectory from ``incumbent`` (a first solution); ``solver`` is a
+        SCIP sub-solver of ``problem`` with SCIP's default settings, ``rng`` the instance's."""
+        ...
+
+
 class LocalBranchingExpert:
     """The paper's expert: LNS with Local Branching (the module docstring)."""
 
@@ -356,7 +386,7 @@ def collect_instance(
     config: CollectConfig,
     seed: int,
     variable_columns: str | Sequence[str] = "base",
-    expert=None,
+    expert: Expert | None = None,
 ) -> dict:
     """Run an expert on ``problem``; returns its samples (a dict of arrays and plain values).
 
@@ -402,9 +432,10 @@ def collect_instance(
             config.initial_time_limit,
         )
     else:
-        data["samples"] = expert.samples(problem, config, rng, solver, extractor, incumbent)
-        for sample in data["samples"]:
+        samples = expert.samples(problem, config, rng, solver, extractor, incumbent)
+        for sample in samples:
             sample["expert"] = expert.name
+        data["samples"] = samples
     data["collect_time"] = time.perf_counter() - began
     return data
 
@@ -478,7 +509,7 @@ def collect_files(
     config: CollectConfig,
     seed: int,
     variable_columns: str | Sequence[str] = "base",
-    expert=None,
+    expert: Expert | None = None,
 ) -> list[Path]:
     """Collect every instance in ``paths`` whose output file is not there yet; return the files
     written.

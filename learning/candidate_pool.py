@@ -9,15 +9,18 @@ repeat exactly, whatever the number of processes and whichever process solves wh
 candidate.
 
 Processes are started with ``spawn`` (forking a process that already runs SCIP or HiGHS is
-unsafe) and ignore Ctrl-C: the collecting process handles it and ends the pool.
+unsafe) and ignore Ctrl-C: the collecting process handles it and ends the pool; they end by
+themselves when the collecting process ends without ending them (killed).
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -65,10 +68,24 @@ _SOLVER: RenewedSolver | None = None
 
 
 def _start_process(problem: Problem, scip_params: dict) -> None:
-    """Initialise a pool process: its sub-solver; Ctrl-C is the collecting process's."""
+    """Initialise a pool process: its sub-solver; Ctrl-C is the collecting process's, and the
+    process ends when that one does (:func:`_exit_with_parent`)."""
     global _SOLVER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with_parent, args=(parent.sentinel,), daemon=True).start()
     _SOLVER = RenewedSolver(problem, scip_params)
+
+
+def _exit_with_parent(sentinel: int) -> None:
+    """End this process once the collecting process has ended, however it ended.
+
+    A process killed without closing its pool (SIGTERM, SIGKILL) leaves the pool's processes
+    waiting for tasks for ever: each holds both ends of the task queue, so none sees it close.
+    """
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _solve(task: tuple) -> CandidateResult:

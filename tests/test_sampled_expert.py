@@ -2,7 +2,11 @@
 iteration."""
 
 import dataclasses
+import os
+import select
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -221,3 +225,45 @@ def test_command_line_refuses_a_bad_expert(tmp_path, monkeypatch, capsys):
             collect.main()
         assert message in capsys.readouterr().err
         assert not (tmp_path / "o").exists()
+
+
+POOL_SCRIPT = """
+import sys
+import numpy as np
+from test_learning_pipeline import tiny_mis
+from learning.candidate_pool import CandidatePool
+from lns.core.scip_settings import SUB_MIP_SETTINGS
+
+problem = tiny_mis(0)
+pool = CandidatePool(problem, SUB_MIP_SETTINGS["fast"], workers=2)
+pool.solve([np.arange(5), np.arange(5, 10)], [1, 2], np.zeros(problem.n_vars), 5.0)
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux's pidfd_open")
+def test_pool_processes_end_when_the_collecting_process_is_killed():
+    """SIGKILL leaves no time to close the pool: its processes must end by themselves."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "tests")])}
+    collector = subprocess.Popen(
+        [sys.executable, "-c", POOL_SCRIPT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=root,
+        env=env,
+        text=True,
+    )
+    try:
+        assert collector.stdout.readline().strip() == "ready"
+        children = Path(f"/proc/{collector.pid}/task/{collector.pid}/children").read_text().split()
+        watched = [os.pidfd_open(int(pid)) for pid in children]
+    finally:
+        collector.kill()
+        collector.wait()
+    assert len(watched) >= 2  # the two sub-solver processes (and multiprocessing's tracker)
+    for fd in watched:
+        ended, _, _ = select.select([fd], [], [], 60)  # readable once the process has ended
+        os.close(fd)
+        assert ended

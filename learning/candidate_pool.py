@@ -28,11 +28,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from learning.collect import RenewedSolver
+from lns.core.errors import LNSError
 from lns.core.problem import Problem
 from lns.core.spawn_main import main_module_skipped
 from lns.core.subsolver import SolveStatus
 
 log = logging.getLogger("lns.collect")
+
+
+class CandidatePoolError(LNSError, RuntimeError):
+    """The pool cannot solve candidates: its processes cannot start here, or every sub-solve of a
+    step failed (the instance is then not written, and a rerun collects it again)."""
 
 
 def available_cores() -> int:
@@ -141,6 +147,13 @@ class CandidatePool:
     def __init__(self, problem: Problem, scip_params: dict, workers: int):
         if not (isinstance(workers, int) and workers >= 1):
             raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        method = multiprocessing.get_start_method(allow_none=True)
+        if workers > 1 and method not in (None, *multiprocessing.get_all_start_methods()):
+            raise CandidatePoolError(
+                f"{workers} sub-solver processes cannot start in a process whose start method "
+                f"is {method!r} (a job of Hydra's joblib launcher): use sampled.workers=1 with "
+                "shards there, or start the shards as separate commands"
+            )
         self.problem, self.scip_params, self.workers = problem, scip_params, workers
         self._local = RenewedSolver(problem, scip_params) if workers == 1 else None
         self._executor: ProcessPoolExecutor | None = None

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from learning.candidate_pool import CandidatePool, available_cores
+from learning.candidate_pool import CandidatePool, CandidatePoolError, available_cores
 from learning.collect import CollectConfig, RenewedSolver, expert_trajectory, improvement
 from learning.features import FeatureExtractor
 from learning.proposals import CLASSICAL_PROPOSALS, make_proposals, proposal_names
@@ -174,6 +174,11 @@ class CandidateSearch(Selector):
         began = time.perf_counter()
         limit = min(self.config.time_limit, max(0.01, state.time_left()))
         results = self.pool.solve(candidates, seeds, state.incumbent, limit, self.config.node_limit)
+        if results and all(r.status == "error" for r in results):
+            raise CandidatePoolError(
+                f"{state.problem.name}: all {len(results)} sub-solves of step {state.iteration} "
+                "failed (see the warnings above)"
+            )
         gains = candidate_gains(state.problem, state.objective, results)
         info = {
             "candidates": candidates,

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from learning.candidate_pool import CandidatePool
+from learning.candidate_pool import CandidatePool, CandidatePoolError, CandidateResult
 from learning.collect import collect_files, collect_instance, load_instance_file
 from learning.dataset import load_samples
 from learning.proposals import PROPOSALS, make_proposals, weighted_draw
@@ -166,6 +166,26 @@ def test_an_interrupted_collection_resumes_writing_each_instance_once(tmp_path, 
     assert sorted(p.name.split(".")[0] for p in saved) == [f"tiny_mis_{s}" for s in range(3)]
 
 
+def test_a_step_whose_sub_solves_all_fail_writes_no_file(tmp_path, monkeypatch):
+    path = tiny_mis(0).write(tmp_path / "tiny_mis_0.lp")
+    failed = CandidateResult("error")
+    monkeypatch.setattr(
+        CandidatePool, "solve", lambda pool, candidates, *a, **k: [failed] * len(candidates)
+    )
+    with pytest.raises(CandidatePoolError, match="all 8 sub-solves of step 0 failed"):
+        collect_files([path], tmp_path / "out", TINY, seed=0, expert=SampledExpert(EXACT))
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_pool_refuses_a_start_method_its_processes_cannot_use(monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "loky")
+    with pytest.raises(CandidatePoolError, match="start method is 'loky'.*sampled.workers=1"):
+        CandidatePool(tiny_mis(0), SUB_MIP_SETTINGS["fast"], workers=2)
+    assert CandidatePool(tiny_mis(0), SUB_MIP_SETTINGS["fast"], workers=1).workers == 1
+
+
 @pytest.mark.slow
 def test_expert_iteration_end_to_end_through_the_command_line(tmp_path, monkeypatch):
     """Round 1 (sampled expert) -> lns-train -> round 2 with the model as a proposal."""
@@ -231,7 +251,7 @@ POOL_SCRIPT = """
 import sys
 import numpy as np
 from test_learning_pipeline import tiny_mis
-from learning.candidate_pool import CandidatePool
+from learning.candidate_pool import CandidatePool, CandidatePoolError, CandidateResult
 from lns.core.scip_settings import SUB_MIP_SETTINGS
 
 problem = tiny_mis(0)

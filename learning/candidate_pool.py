@@ -182,6 +182,16 @@ class CandidatePool:
             )
         return self._executor
 
+    def _submit(self, tasks: list) -> list:
+        """Futures of ``tasks``, on a new pool if a process of the current one has died."""
+        with main_module_skipped(needed=False):  # the pool runs only this module's functions
+            try:
+                return [self._pool().submit(_solve, task) for task in tasks]
+            except BrokenProcessPool:
+                log.warning("%s: a sub-solver process died; pool restarted", self.problem.name)
+                self.close()
+                return [self._pool().submit(_solve, task) for task in tasks]
+
     def solve(
         self,
         candidates: list,
@@ -197,14 +207,15 @@ class CandidatePool:
         ]
         if self._local is not None:
             return [solve_candidate(self._local, *task) for task in tasks]
-        with main_module_skipped(needed=False):  # the pool runs only this module's functions
-            futures = [self._pool().submit(_solve, task) for task in tasks]
-        results = []
+        futures = self._submit(tasks)
+        results, broken = [], False
         for future in futures:
             try:
                 results.append(future.result())
-            except BrokenProcessPool:
-                log.warning("%s: a sub-solver process died; pool restarted", self.problem.name)
-                self.close()
+            except BrokenProcessPool:  # the candidates it had not finished fail; a new pool follows
+                if not broken:
+                    log.warning("%s: a sub-solver process died; pool restarted", self.problem.name)
+                    self.close()
+                    broken = True
                 results.append(CandidateResult(SolveStatus.ERROR.value))
         return results

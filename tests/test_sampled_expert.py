@@ -247,6 +247,30 @@ def test_command_line_refuses_a_bad_expert(tmp_path, monkeypatch, capsys):
         assert not (tmp_path / "o").exists()
 
 
+def outcomes(results: list) -> list:
+    return [(r.status, r.objective) for r in results]
+
+
+def test_a_pool_whose_process_died_solves_again_on_new_processes(caplog):
+    import signal
+
+    problem = tiny_mis(0)
+    candidates, seeds = [np.arange(10), np.arange(10, 20)], [1, 2]
+    with CandidatePool(problem, SUB_MIP_SETTINGS["fast"], workers=1) as local:
+        expected = local.solve(candidates, seeds, np.zeros(problem.n_vars), 10.0, node_limit=100)
+    with CandidatePool(problem, SUB_MIP_SETTINGS["fast"], workers=2) as pool:
+        pool.solve(candidates, seeds, np.zeros(problem.n_vars), 10.0, node_limit=100)
+        victim = next(iter(pool._executor._processes.values()))  # noqa: SLF001
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.join()
+        # The death shows at the next submit (a new pool) or in its results (failed candidates).
+        again = pool.solve(candidates, seeds, np.zeros(problem.n_vars), 10.0, node_limit=100)
+        assert {r.status for r in again} == {"error"} or outcomes(again) == outcomes(expected)
+        after = pool.solve(candidates, seeds, np.zeros(problem.n_vars), 10.0, node_limit=100)
+    assert outcomes(after) == outcomes(expected)
+    assert "a sub-solver process died; pool restarted" in caplog.text
+
+
 POOL_SCRIPT = """
 import sys
 import numpy as np

@@ -37,9 +37,11 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from learning.candidate_pool import CandidatePool, CandidatePoolError, available_cores
+from learning.checkpoint_file import read_checkpoint
 from learning.collect import CollectConfig, RenewedSolver, expert_trajectory, improvement
 from learning.features import FeatureExtractor
 from learning.proposals import CLASSICAL_PROPOSALS, make_proposals, proposal_names
+from learning.selector import resolve_checkpoint
 from lns.core.errors import UnknownNameError
 from lns.core.incumbent import Incumbent
 from lns.core.problem import Problem
@@ -96,6 +98,8 @@ class SampledConfig:
         if self.sub_mip not in SUB_MIP_SETTINGS:
             raise UnknownNameError("sub_mip setting", self.sub_mip, SUB_MIP_SETTINGS)
         self.proposals = proposal_names(self.proposals, self.checkpoint)
+        if self.checkpoint is not None:  # a missing or refused model fails before any solve
+            read_checkpoint(resolve_checkpoint(self.checkpoint))
 
 
 def label_candidates(

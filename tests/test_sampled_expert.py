@@ -14,6 +14,7 @@ import scipy.sparse as sp
 import torch
 
 from learning.candidate_pool import CandidatePool, CandidatePoolError, CandidateResult
+from learning.checkpoint_file import CheckpointError
 from learning.collect import collect_files, collect_instance, load_instance_file
 from learning.dataset import load_samples
 from learning.proposals import PROPOSALS, make_proposals, weighted_draw
@@ -106,6 +107,8 @@ def test_proposal_names_are_checked():
     with pytest.raises(ValueError, match="model proposal needs a checkpoint"):
         SampledConfig(proposals=["model"])
     assert SampledConfig(checkpoint="mis").proposals == ["random", "lb_relax", "graph", "model"]
+    with pytest.raises(CheckpointError, match="missing.pt: no such checkpoint file"):
+        SampledConfig(checkpoint="runs/missing.pt")
     with pytest.raises(UnknownNameError, match="sub_mip setting"):
         SampledConfig(sub_mip="fastest")
 

@@ -25,6 +25,9 @@ The paper's limits (LB 3600 s, 90 tries per ratio, 10 misses, 90 negatives, 240 
 are the ``paper`` preset of ``configs/collect_limits``; the default preset scales them down for a
 small machine. Each instance's samples go to one file ``<out_dir>/<instance>.pt`` (written
 atomically when the instance is done, so a rerun skips it); load it with :func:`load_instance_file`.
+The other expert, whose samples are candidate neighborhoods sub-solved in parallel, is
+:mod:`learning.sampled_expert` (``collect_instance(..., expert=SampledExpert(...))``); the file
+and each sample name their expert.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -47,7 +51,7 @@ from lns.core.neighborhood_size import AdaptiveSize
 from lns.core.problem import Problem, instance_name, read_problem
 from lns.core.result import Callback
 from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import Neighborhood, SearchState
+from lns.core.selection import Neighborhood, SearchState, Selector
 from lns.core.stop import MaxIterations, NoImprovement, StopReason
 from lns.core.subsolver import SEED_BOUND, SolveOutcome, SolveStatus, no_session
 
@@ -194,22 +198,22 @@ def find_negatives(
 
 
 class RenewedSolver:
-    """A SCIP sub-solver that replaces itself after a solve it had to abandon.
+    """A SCIP sub-solver (with SCIP ``params``) that replaces itself after a solve it abandoned.
 
     SCIP may overrun a time limit inside one long LP (a root LP of a million nonzeros); the
     watchdog then abandons the solve, and its model stays in SCIP's use, so the next solve
     needs a new model. Collection goes on with one instead of ending the instance.
     """
 
-    def __init__(self, problem: Problem):
-        self.problem = problem
-        self.current = ScipSubSolver(problem)
+    def __init__(self, problem: Problem, params: dict | None = None):
+        self.problem, self.params = problem, params
+        self.current = ScipSubSolver(problem, params)
 
     def solve(self, **kwargs) -> SolveOutcome:
         """:meth:`ScipSubSolver.solve`; after an abandoned solve, the next one gets a new model."""
         outcome = self.current.solve(**kwargs)
         if outcome.status is SolveStatus.ABANDONED:
-            self.current = ScipSubSolver(self.problem)
+            self.current = ScipSubSolver(self.problem, self.params)
         return outcome
 
 
@@ -325,19 +329,78 @@ def _improving(problem: Problem, neighborhood: Neighborhood, objective: float) -
     ]
 
 
+class Expert(Protocol):
+    """What :func:`collect_instance` asks of an expert.
+
+    Attributes
+    ----------
+    name : str
+        Recorded in the file and in each sample (``"lb"``, ``"sampled"``).
+    """
+
+    name: str
+
+    def settings(self) -> dict:
+        """Its settings besides :class:`CollectConfig`, recorded in the file."""
+        ...
+
+    def samples(
+        self,
+        problem: Problem,
+        config: CollectConfig,
+        rng: np.random.Generator,
+        solver: RenewedSolver,
+        extractor: FeatureExtractor,
+        incumbent: Incumbent,
+    ) -> list:
+        """The samples of a trajectory from ``incumbent`` (a first solution); ``solver`` is a
+        SCIP sub-solver of ``problem`` with SCIP's default settings, ``rng`` the instance's."""
+        ...
+
+
+class LocalBranchingExpert:
+    """The paper's expert: LNS with Local Branching (the module docstring)."""
+
+    name = "lb"
+
+    def settings(self) -> dict:
+        """Its settings besides :class:`CollectConfig` (none)."""
+        return {}
+
+    def samples(
+        self,
+        problem: Problem,
+        config: CollectConfig,
+        rng: np.random.Generator,
+        solver: RenewedSolver,
+        extractor: FeatureExtractor,
+        incumbent: Incumbent,
+    ) -> list:
+        """The samples of LNS with the LB expert from ``incumbent`` (:class:`SampleRecorder`)."""
+        recorder = SampleRecorder(solver, extractor, config, rng)
+        expert = LocalBranching(**(config.expert or {}))
+        expert_trajectory(problem, expert, recorder, config, rng, incumbent)
+        return recorder.samples
+
+
 def collect_instance(
     problem: Problem,
     config: CollectConfig,
     seed: int,
     variable_columns: str | Sequence[str] = "base",
+    expert: Expert | None = None,
 ) -> dict:
-    """Run the LB expert on ``problem``; returns its samples (a dict of arrays and plain values).
+    """Run an expert on ``problem``; returns its samples (a dict of arrays and plain values).
 
+    ``expert``: :class:`LocalBranchingExpert` (the default) or
+    :class:`learning.sampled_expert.SampledExpert`; its name is recorded in the file
+    (``expert``) and in each sample, its settings in ``expert_settings``.
     ``variable_columns`` (:func:`learning.features.resolve_columns`) are recorded; the Local
     Branching LP columns are computed with the expert's radius of each sample. The features
     cover every variable, the neighborhoods only change integer ones: ``integer_mask`` records
     which, so that training scores those alone (:class:`learning.dataset.Sample`).
     """
+    expert = expert if expert is not None else LocalBranchingExpert()
     began = time.perf_counter()
     rng = np.random.default_rng(seed)
     solver = RenewedSolver(problem)
@@ -357,6 +420,8 @@ def collect_instance(
         "features": extractor.spec,
         "settings": asdict(config),
         "seed": seed,
+        "expert": expert.name,
+        "expert_settings": expert.settings(),
         "edge_index": extractor.edge_index,
         "edge_features": extractor.edge_features,
         "integer_mask": problem.integer_mask,
@@ -369,21 +434,32 @@ def collect_instance(
             config.initial_time_limit,
         )
     else:
-        data["samples"] = _expert_samples(problem, config, rng, solver, extractor, incumbent)
+        samples = expert.samples(problem, config, rng, solver, extractor, incumbent)
+        for sample in samples:
+            sample["expert"] = expert.name
+        data["samples"] = samples
     data["collect_time"] = time.perf_counter() - began
     return data
 
 
-def _expert_samples(
+def expert_trajectory(
     problem: Problem,
+    expert: Selector,
+    recorder: Callback,
     config: CollectConfig,
     rng: np.random.Generator,
-    solver: RenewedSolver,
-    extractor: FeatureExtractor,
     incumbent: Incumbent,
-) -> list:
-    """The samples of LNS with the LB expert from ``incumbent`` (:class:`SampleRecorder`)."""
-    recorder = SampleRecorder(solver, extractor, config, rng)
+) -> None:
+    """LNS from ``incumbent`` whose steps are the ``expert``'s solutions, ``recorder`` watching.
+
+    The neighborhood size follows the CL-LNS rule (:class:`CollectConfig`); the run ends after
+    ``config.iterations`` steps or ``config.max_failures`` in a row without improvement.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        The run was interrupted (an instance cut short must not be written as done).
+    """
     size_rule = AdaptiveSize(
         len(problem.integer_indices),
         config.initial_fraction,
@@ -392,7 +468,6 @@ def _expert_samples(
         shrink=None,
     )
     stop = MaxIterations(config.iterations) | NoImprovement(iterations=config.max_failures)
-    expert = LocalBranching(**(config.expert or {}))
     _, reason = run_lns(
         problem,
         expert,
@@ -404,9 +479,8 @@ def _expert_samples(
         callbacks=[recorder],
         size_rule=size_rule,
     )
-    if reason is StopReason.INTERRUPTED:  # an instance cut short must not be written as done
+    if reason is StopReason.INTERRUPTED:
         raise KeyboardInterrupt
-    return recorder.samples
 
 
 def _unique_positives(problem, improving, incumbent, best_gain, config) -> tuple[list, list]:
@@ -437,13 +511,15 @@ def collect_files(
     config: CollectConfig,
     seed: int,
     variable_columns: str | Sequence[str] = "base",
+    expert: Expert | None = None,
 ) -> list[Path]:
     """Collect every instance in ``paths`` whose output file is not there yet; return the files
     written.
 
     The seed of an instance is derived from ``seed`` and its position, so that a rerun of an
     interrupted collection reproduces the same samples. ``variable_columns``: the variable
-    feature columns recorded (``"base"``, ``"all"`` or names; :func:`collect_instance`).
+    feature columns recorded (``"base"``, ``"all"`` or names); ``expert``: the expert
+    (:func:`collect_instance`; default Local Branching).
     """
     import torch
 
@@ -456,7 +532,7 @@ def collect_files(
             continue
         problem = read_problem(path)
         instance_seed = int(np.random.SeedSequence([seed, position]).generate_state(1)[0])
-        data = collect_instance(problem, config, instance_seed, variable_columns)
+        data = collect_instance(problem, config, instance_seed, variable_columns, expert)
         data["source"] = str(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".partial{os.getpid()}")

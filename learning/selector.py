@@ -71,14 +71,42 @@ def resolve_checkpoint(checkpoint: str | Path) -> Path:
     return Path(checkpoint)
 
 
+def sampling_probabilities(scores: np.ndarray, size: int, iterations: int = 60) -> np.ndarray:
+    """``s_i ** m`` with ``m`` such that ``sum_i s_i ** m ≈ size``: CL-LNS's draw probabilities.
+
+    ``f(m) = sum_i s_i^m`` decreases from ``n`` (``m -> 0``) to 0 (``m -> inf``) for scores in
+    (0, 1), so ``m`` is found by bisection on ``log m``. All ones when ``size >= n``.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (n,)
+        Scores in (0, 1) (sigmoid outputs).
+    size : int
+        Expected number of draws.
+    iterations : int
+        Bisection steps.
+    """
+    scores = np.clip(np.asarray(scores, dtype=float), 1e-12, 1.0 - 1e-12)
+    if size >= len(scores):
+        return np.ones(len(scores))
+    log_scores = np.log(scores)
+    low, high = -30.0, 30.0  # log m
+    for _ in range(iterations):
+        middle = 0.5 * (low + high)
+        if np.exp(np.exp(middle) * log_scores).sum() > size:
+            low = middle
+        else:
+            high = middle
+    return np.exp(np.exp(0.5 * (low + high)) * log_scores)
+
+
 def sample_by_scores(
     scores: np.ndarray, size: int, rng: np.random.Generator, iterations: int = 60
 ) -> np.ndarray:
     """Indices drawn independently with probability ``s_i ** m``, ``sum_i s_i ** m ≈ size``.
 
-    The sampling rule of CL-LNS at the size cap: ``f(m) = sum_i s_i^m`` decreases from ``n``
-    (``m -> 0``) to 0 (``m -> inf``) for scores in (0, 1), so ``m`` is found by bisection on
-    ``log m``; the expected number of draws is then ``size``. At least one index is returned.
+    The sampling rule of CL-LNS at the size cap (:func:`sampling_probabilities`); the expected
+    number of draws is ``size``. At least one index is returned.
 
     Parameters
     ----------
@@ -90,18 +118,9 @@ def sample_by_scores(
     iterations : int
         Bisection steps.
     """
-    scores = np.clip(np.asarray(scores, dtype=float), 1e-12, 1.0 - 1e-12)
     if size >= len(scores):
         return np.arange(len(scores))
-    log_scores = np.log(scores)
-    low, high = -30.0, 30.0  # log m
-    for _ in range(iterations):
-        middle = 0.5 * (low + high)
-        if np.exp(np.exp(middle) * log_scores).sum() > size:
-            low = middle
-        else:
-            high = middle
-    probabilities = np.exp(np.exp(0.5 * (low + high)) * log_scores)
+    probabilities = sampling_probabilities(scores, size, iterations)
     chosen = np.flatnonzero(rng.random(len(scores)) < probabilities)
     return chosen if len(chosen) else np.array([int(np.argmax(scores))])
 

@@ -91,18 +91,27 @@ class WorkerStats:
     worker : int
         Its number, from 0.
     selector : str
-        Its selector's name (``"scip"`` for the complete worker).
+        Its selector's name for an LNS worker, else its kind's.
     iterations : int
+        LNS iterations, or the whole-problem solves (Local-MIP slices) of another kind.
     improvements : int
         Its solutions that became the shared incumbent.
     time : float
-        Seconds it ran, from its start message to its end.
+        Seconds it held a core: from its start message to its end, less the time it was
+        paused (its core given to another kind, :mod:`lns.core.parallel.allocation`).
     exchange_time : float
         Seconds of those spent sending and taking solutions (and, in deterministic mode,
         waiting for the others at each exchange).
     stop_reason : str
         Why it ended (``"crashed"`` when its process died, ``"killed"`` when it did not report
-        in time after the run ended).
+        in time after the run ended, ``"unavailable"`` when its kind cannot run here).
+    kind : str
+        Its kind of search: ``"lns"``, ``"scip"``, ``"cpsat"`` or ``"local_search"``
+        (:mod:`lns.core.parallel.kinds`).
+    found : int
+        Solutions it sent to the main process.
+    received : int
+        Shared incumbents, found by other workers, that it took.
     """
 
     worker: int
@@ -112,6 +121,14 @@ class WorkerStats:
     time: float
     exchange_time: float
     stop_reason: str
+    kind: str = "lns"
+    found: int = 0
+    received: int = 0
+
+    @property
+    def improvements_per_second(self) -> float:
+        """Its improvements of the shared incumbent per second it held a core."""
+        return self.improvements / self.time if self.time > 0 else 0.0
 
 
 class Callback:

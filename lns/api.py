@@ -174,8 +174,7 @@ def solve(
         time_limit=time_limit, iteration_limit=iteration_limit, seed=seed, optimum=optimum
     )
     if complete_worker:
-        _check_complete_worker(workers, deterministic, portfolio)
-        portfolio = {"lns": workers - 1, "scip": 1}
+        portfolio = _complete_worker_mix(workers, deterministic, portfolio)
     workers = _check_workers(workers, sub_solver, stop, deterministic, portfolio)
     started = time.perf_counter()
     _check_names(method, sub_solver, out)
@@ -522,13 +521,16 @@ def usable_cores() -> int:
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
-def _check_complete_worker(workers, deterministic: bool, portfolio) -> None:
-    """``complete_worker=True`` needs a second, timed worker and no other ``portfolio``."""
-    if not isinstance(workers, int) or workers < 2 or deterministic or portfolio is not None:
+def _complete_worker_mix(workers, deterministic: bool, portfolio) -> dict:
+    """The mix of ``complete_worker=True``: it needs a second, timed worker and no other
+    ``portfolio``."""
+    count = usable_cores() if workers == "all" else workers
+    if not isinstance(count, int) or count < 2 or deterministic or portfolio is not None:
         raise InvalidArgumentError(
             f"complete_worker=True needs workers >= 2, deterministic=False and no portfolio "
             f"(got workers={workers!r}, deterministic={deterministic}, portfolio={portfolio!r})"
         )
+    return {"lns": count - 1, "scip": 1}
 
 
 def _check_workers(workers, sub_solver, stop, deterministic: bool, portfolio) -> int:

@@ -3,10 +3,10 @@
 As CP-SAT's portfolio (``num_workers``), the workers share solutions, not state: each
 process (:mod:`lns.core.portfolio_worker`) holds its own model and runs one kind of search
 (:mod:`lns.core.parallel.kinds`: the LNS loop with its own selector, SCIP's or CP-SAT's tree
-search, or Local-MIP) with its own seed (``SeedSequence(seed).spawn(n)``). Every solution a worker finds is sent
-to the main process, checked there once against the original problem by the run's
-:class:`lns.core.incumbent.Incumbent`, and, when it becomes the incumbent, sent to the other
-workers, which take it before their next iteration.
+search, or Local-MIP) with its own seed (``SeedSequence(seed).spawn(n)``). Every solution a
+worker finds is sent to the main process, checked there once against the original problem by
+the run's :class:`lns.core.incumbent.Incumbent`, and, when it becomes the incumbent, sent to
+the other workers, which take it before their next step.
 
 With ``sync_every=K`` (deterministic mode, as CP-SAT's interleaved search) the workers
 exchange only every ``K`` iterations: each sends its incumbent and waits; the main process

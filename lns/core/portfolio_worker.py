@@ -19,6 +19,7 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class WorkerSpec:
     started: float
     parent: int
     sync_every: int | None = None
-    kind: str | type = "lns"
+    kind: Any = "lns"  # a name, or a KindWorker subclass
 
     @property
     def kind_name(self) -> str:

@@ -93,12 +93,12 @@ def make_plan(portfolio, workers: int, problem: Problem) -> Plan:
         return Plan(workers)
     if isinstance(portfolio, str):
         rule = portfolio[5:] if portfolio.startswith("auto:") else DEFAULT_RULE
-        kinds = tuple(kind for kind in AUTO_ORDER if _runs(kind, problem))
-        return Plan(workers, kinds, rule, workers)
+        auto = tuple(kind for kind in AUTO_ORDER if _runs(kind, problem))
+        return Plan(workers, auto, rule, workers)
     kinds: list = []
     for kind, count in portfolio.items():
-        if kind != "lns":
-            kinds += [kind] * count if _runs(kind, problem) else []
+        if kind != "lns" and _runs(kind, problem):
+            kinds += [kind] * count
     lns = workers - len(kinds)  # a kind left out gives its cores to LNS
     return Plan(lns, tuple(kinds))
 

@@ -18,7 +18,9 @@ class LnsWorker(KindWorker, Callback):
     kind = "lns"
 
     def prepare(self) -> None:
-        self.sub_solver = self.spec.make_sub_solver(self.spec.problem, self.spec.config)
+        make_sub_solver = self.spec.make_sub_solver
+        assert make_sub_solver is not None, "an LNS worker's spec has a sub-solver"
+        self.sub_solver = make_sub_solver(self.spec.problem, self.spec.config)
 
     def interrupt(self) -> None:
         if self.told is not None:  # a pause waits for the iteration's end
@@ -26,6 +28,7 @@ class LnsWorker(KindWorker, Callback):
 
     def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
         spec = self.spec
+        assert spec.selector is not None, "an LNS worker's spec has a selector"
         return run_lns(
             spec.problem,
             spec.selector,

@@ -3,9 +3,10 @@ package (the optional extra ``localsearch``), started from the shared incumbent 
 from the newest one.
 
 Local-MIP's Python interface runs a search to its end and reports only its best solution then,
-so the worker (and the ``localmip`` baseline, :func:`solve_local_mip`) runs it in slices: each starts from the incumbent (its start callback sets every
-variable), and its best solution, if better, goes to the main process, which checks it against
-the original problem (Local-MIP's own tolerances are not trusted). A slice lasts
+so the worker (and the ``localmip`` baseline, :func:`solve_local_mip`) runs it in slices:
+each starts from the incumbent (its start callback sets every variable), and its best
+solution, if better, goes to the main process, which checks it against the original problem
+(Local-MIP's own tolerances are not trusted). A slice lasts
 :data:`FIRST_SLICE` seconds, twice as long after one that found nothing better (up to
 :data:`MAX_SLICE`), and :data:`FIRST_SLICE` again after one that did; a pause or a stop ends
 it at once (``terminate``). Local-MIP prints its log on file descriptor 1: it goes to
@@ -24,6 +25,7 @@ import importlib.util
 import os
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -99,7 +101,7 @@ class Slices:
         with _quiet():
             self.model = prepared_model(problem)
         self.length = FIRST_SLICE
-        self.current = None
+        self.current: Any = None
 
     def run(self, start: np.ndarray | None, time_left: float, rng: np.random.Generator):
         """One search from ``start`` (``None``: Local-MIP's own start) for at most
@@ -160,7 +162,8 @@ def solve_local_mip(incumbent: Incumbent, *, time_limit: float, seed: int) -> St
             x = slices.run(incumbent.x, deadline - time.perf_counter(), rng)
             offered = x is not None and incumbent.offer(x, time.perf_counter(), -1, 0, "localmip")
             slices.adapt(offered)
-    return StopReason.INTERRUPTED if guard is not None and guard.requested else StopReason.TIME_LIMIT
+    stopped = guard is not None and guard.requested
+    return StopReason.INTERRUPTED if stopped else StopReason.TIME_LIMIT
 
 
 @contextlib.contextmanager

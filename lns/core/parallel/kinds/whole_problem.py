@@ -3,6 +3,8 @@ from the newest shared incumbent."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from lns.core.loop import as_status, stop_state
@@ -27,7 +29,7 @@ class WholeProblemWorker(KindWorker):
     ``StopReason.OPTIMAL``, which ends the run.
     """
 
-    solver = None
+    solver: Any = None
 
     def interrupt(self) -> None:
         if self.solver is not None:

@@ -537,8 +537,8 @@ def _check_workers(workers, sub_solver, stop, deterministic: bool, portfolio) ->
     """``workers``, checked: a positive integer; with several, the sub-solver is a name and
     ``stop`` can be sent to the worker processes. ``"all"`` means one per usable core; a
     ``portfolio`` mix sets it (:func:`lns.core.parallel.plan.check_portfolio`)."""
-    if workers == "all":
-        workers = usable_cores()
+    if workers == "all":  # a mix sets its own number of workers
+        workers = 1 if isinstance(portfolio, dict) else usable_cores()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgumentError(
             f"workers={workers!r} is invalid: expected an integer >= 1 or 'all'"

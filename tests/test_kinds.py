@@ -18,6 +18,7 @@ import lns.core.parallel.kinds.local_search as local_search
 from helpers import knapsack, miplib
 from lns import solve
 from lns.api import named_sub_solver
+from lns.bench import expand_methods
 from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
 from lns.core.parallel.allocation import Allocation, RateRule, StayRule
@@ -28,6 +29,7 @@ from lns.core.portfolio_worker import WorkerSpec
 from lns.core.problem import read_problem
 from lns.core.selection import Neighborhood, Selector
 from lns.core.stop import MaxRuntime, StopReason
+from test_signals import assert_best_solution_written, start, stop, wait_for
 
 SCIP = functools.partial(named_sub_solver, "scip")
 OPTIMUM = np.array([1.0, 1.0, 0.0, 0.0])  # the knapsack's, objective 23
@@ -249,3 +251,24 @@ def test_an_auto_portfolio_reports_the_kinds_of_its_workers():
 def test_invalid_portfolios_are_refused(arguments):
     with pytest.raises(ValueError, match="portfolio"):
         solve(knapsack(), **arguments)
+
+
+def test_lns_bench_names_the_new_methods():
+    assert expand_methods(["localmip", "auto@2", "auto:rate@2"]) == [
+        "localmip",
+        "auto@2",
+        "auto:rate@2",
+    ]
+    assert "localmip" in expand_methods("all") and "auto" not in expand_methods("all")
+
+
+def test_sigterm_to_a_portfolio_of_every_kind_writes_the_solution(tmp_path):
+    mix = "portfolio={lns: 1, scip: 1, cpsat: 1, local_search: 1}"
+    process = start(tmp_path, "instance=air05", "time_limit=60", mix, "out=best.sol")
+    seen = wait_for(process, "(worker ")
+    output = stop(process, signal.SIGTERM, seen)
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "(interrupted)" in output
+    assert "4 workers (1 lns, 1 scip, 1 cpsat, 1 local_search)" in output
+    assert_best_solution_written(tmp_path / "best.sol", output, "air05")
+    assert not multiprocessing.active_children()

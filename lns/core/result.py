@@ -188,6 +188,10 @@ class Result:
         Per worker of a portfolio run (``workers >= 2``); empty for a sequential run, whose
         ``iterations`` are those of its one loop. In a portfolio run ``iterations`` holds
         every worker's records, worker after worker.
+    found_by : str or None
+        What found the best solution: ``"initial"``, ``"user"``, ``"subsolve"``, ``"cpsat"``,
+        ``"localmip"``, or in a portfolio run the worker's kind (``"lns/random"``,
+        ``"cpsat"``, ``"local_search"``, ``"scip"``).
     """
 
     instance: str
@@ -208,6 +212,7 @@ class Result:
     problem: Problem | None = field(default=None, repr=False)
     sub_solver: str | None = None
     workers: list = field(default_factory=list)
+    found_by: str | None = None
 
     @property
     def solution(self) -> dict | None:
@@ -290,6 +295,15 @@ def build_result(
         dual_bound=dual_bound,
         solver_time=solver_time,
         problem=problem,
+        found_by=_finder(incumbent.found_by),
         sub_solver=sub_solver,
         workers=list(workers or []),
     )
+
+
+def _finder(source: str | None) -> str | None:
+    """The kind in a portfolio's source (``"worker 2/4 (lns/rins, arm rins@2)"``:
+    ``"lns/rins"``), or the source as it is."""
+    if source is None or not source.startswith("worker "):
+        return source
+    return source.partition("(")[2].rstrip(")").partition(",")[0]

@@ -180,8 +180,9 @@ def expand_methods(methods, method_options: dict | None = None) -> list[str]:
             m
             for m in method_names()
             if m not in PORTFOLIO_METHODS
-            and m not in REQUIRED_OPTIONS
-            or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
+            and (
+                m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
+            )
         ]
     for method in names:
         name = split_method(method)[0]

@@ -193,7 +193,8 @@ def _starter(values: list):
 
 
 def prepared_model(problem: Problem):
-    """``problem`` as a Local-MIP model, its variables in the problem's order."""
+    """``problem`` as a Local-MIP model, its variables in the problem's order (rows without
+    coefficients, which Local-MIP refuses, left out: the main process checks them)."""
     import localmip_py as lm
 
     builder = lm.ModelBuilder()
@@ -212,6 +213,8 @@ def prepared_model(problem: Problem):
     matrix = problem.matrix
     for i in range(problem.n_rows):
         start, end = matrix.indptr[i], matrix.indptr[i + 1]
+        if start == end:
+            continue
         builder.add_con(
             float(problem.row_lower[i]),
             float(problem.row_upper[i]),

@@ -24,7 +24,7 @@ from lns.core.errors import (
     UnknownNameError,
 )
 from lns.core.incumbent import ImprovingOnly, Incumbent
-from lns.core.interrupt import InterruptGuard
+from lns.core.interrupt import InterruptGuard, active_guard
 from lns.core.loop import as_status, run_lns, stop_state
 from lns.core.parallel.kinds.local_search import solve_local_mip
 from lns.core.parallel.plan import check_portfolio, make_plan
@@ -339,10 +339,16 @@ def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
         rule=plan.rule,
         cores=plan.cores,
         background_start=True,
+        early=True,
     )
     try:
         with portfolio:
-            if _start(run, selector, _sub_solver(sub_solver, run), sub_solver):
+            solver = _sub_solver(sub_solver, run)
+            if portfolio.early is not None:  # a worker's first solution ends the start search
+                portfolio.early.on_found = solver.stop
+            started = _start(run, selector, solver, sub_solver)
+            portfolio.take_early(run.incumbent, wait=run.time_left())
+            if started or _found_early(run):
                 run.records, run.reason = portfolio.run(run.incumbent)
     finally:
         run.worker_stats = portfolio.workers
@@ -352,6 +358,15 @@ def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
         plan.workers,
         portfolio.exchange_time,
     )
+
+
+def _found_early(run: _Run) -> bool:
+    """Whether the portfolio goes on from its early workers' solution after the start search
+    failed or was stopped by that solution (not by a signal, not after a proof)."""
+    guard = active_guard()
+    requested = guard is not None and guard.requested
+    unproven = run.reason is not StopReason.OPTIMAL
+    return unproven and run.incumbent.x is not None and not requested
 
 
 def _start(run: _Run, selector: Selector, sub_solver: SubSolver, spec: str | SubSolver) -> bool:

@@ -29,6 +29,7 @@ from lns.core.portfolio_worker import WorkerSpec
 from lns.core.problem import read_problem
 from lns.core.selection import Neighborhood, Selector
 from lns.core.stop import MaxRuntime, StopReason
+from lns.core.subsolver import SolveOutcome, SolveStatus
 from test_signals import assert_best_solution_written, start, stop, wait_for
 
 SCIP = functools.partial(named_sub_solver, "scip")
@@ -272,3 +273,16 @@ def test_sigterm_to_a_portfolio_of_every_kind_writes_the_solution(tmp_path):
     assert "4 workers (1 lns, 1 scip, 1 cpsat, 1 local_search)" in output
     assert_best_solution_written(tmp_path / "best.sol", output, "air05")
     assert not multiprocessing.active_children()
+
+
+def finds_nothing(task):
+    """A start strategy that finds no solution."""
+    return SolveOutcome(SolveStatus.TIME_LIMIT)
+
+
+def test_the_other_kinds_search_before_the_first_solution_and_give_it():
+    result = solve(
+        knapsack(), FreesNothing(), portfolio={"lns": 1, "cpsat": 1}, start=finds_nothing
+    )
+    assert result.objective == 23 and result.feasibility.feasible
+    assert result.found_by == "cpsat" and result.workers[1].improvements >= 1

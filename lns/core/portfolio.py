@@ -47,6 +47,7 @@ from lns.core.incumbent import Incumbent
 from lns.core.interrupt import STOP_SIGNALS, active_guard
 from lns.core.loop import stop_state
 from lns.core.parallel.allocation import RULES, Allocation
+from lns.core.parallel.early import EarlyStart
 from lns.core.portfolio_worker import WorkerSpec, worker_main
 from lns.core.problem import Problem
 from lns.core.result import WorkerStats
@@ -103,6 +104,10 @@ class Portfolio:
         workers run at once, worker 0 throughout, the others by turns.
     cores : int, optional
         With ``rule``: the workers running at once (default: all of them).
+    early : bool
+        With ``background_start``: the workers of other kinds than LNS start at once, without
+        an incumbent (:mod:`lns.core.parallel.early`); :meth:`take_early` offers what they
+        found.
 
     Attributes
     ----------
@@ -127,6 +132,7 @@ class Portfolio:
         rule: str | None = None,
         cores: int | None = None,
         background_start: bool = False,
+        early: bool = False,
     ):
         if (kinds or rule) and sync_every is not None:
             raise ValueError(
@@ -139,23 +145,7 @@ class Portfolio:
             for selector in {id(selector): selector for selector in selectors}.values():
                 selector.share_statistics(self.context)
         plan = [(selector, "lns") for selector in selectors] + [(None, kind) for kind in kinds]
-        seeds = np.random.SeedSequence(seed).spawn(len(plan))
-        self.specs = [
-            WorkerSpec(
-                i,
-                problem,
-                selector,
-                make_sub_solver,
-                config,
-                seeds[i],
-                stop,
-                started,
-                os.getpid(),
-                sync_every,
-                kind,
-            )
-            for i, (selector, kind) in enumerate(plan)
-        ]
+        self.specs = _specs(problem, plan, make_sub_solver, config, seed, stop, started, sync_every)
         self.problem, self.stop, self.sync_every = problem, stop, sync_every
         self.allocation = _allocation(len(plan), rule, cores)
         self.outbox = self.context.Queue()
@@ -169,6 +159,14 @@ class Portfolio:
         self._start_error: BaseException | None = None
         self._all_started = threading.Event()
         self._closing = threading.Event()
+        others = [spec.worker for spec in self.specs if spec.kind_name != "lns"]
+        self.early = (
+            EarlyStart(self.outbox, self.inboxes, others)
+            if early and others and background_start
+            else None
+        )
+        self.early_improvements = [0] * len(self.specs)
+        self.early_messages: list = []
 
     def __enter__(self) -> Portfolio:
         self.start()
@@ -197,10 +195,14 @@ class Portfolio:
     def _start_in_background(self) -> None:
         try:
             self._start_processes()
+            if self.early is not None:
+                self.early.begin()
         except BaseException as error:  # raised in the calling thread by _wait_started
             self._start_error = error
         finally:
             self._all_started.set()
+        if self.early is not None and self._start_error is None:
+            self.early.collect(self._closing)
         self._closing.wait()
 
     def _wait_started(self) -> None:
@@ -226,12 +228,29 @@ class Portfolio:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
+    def take_early(self, incumbent: Incumbent, wait: float = 0.0) -> None:
+        """End the early phase: offer the solutions its workers found to ``incumbent`` (each
+        checked there); their other messages wait for :meth:`run`. With no incumbent yet,
+        first wait up to ``wait`` seconds for a worker's solution."""
+        self._wait_started()
+        if self.early is None:
+            return
+        if incumbent.x is None:
+            self.early.wait_found(wait)
+        for message in self.early.end():
+            if message[0] != "found":
+                self.early_messages.append(message)
+                continue
+            worker, x, _, found_at, *_ = message[1:]
+            if incumbent.offer(x, found_at, -1, 0, self.source(worker)):
+                self.early_improvements[worker] += 1
+
     def run(self, incumbent: Incumbent) -> tuple[list, StopReason]:
         """Improve ``incumbent`` (holding a first solution) with the workers until they end.
 
         Returns every worker's records (worker after worker) and the reason the run ended.
         """
-        self._wait_started()
+        self.take_early(incumbent)
         run = _Exchange(self, incumbent)
         reason = run.wait()
         # The others did not prove (or reach) what ended the run: they were stopped.
@@ -272,6 +291,14 @@ class Portfolio:
             channel.close()
             channel.cancel_join_thread()
 
+    def source(self, worker: int, arm: str | None = None) -> str:
+        """The word for the records and progress lines: ``"worker 2/4 (lns/rins)"``,
+        ``"worker 3/4 (cpsat)"``, with the arm of an adaptive selector: ``"worker 2/4
+        (lns/adaptive, arm rins@2)"``."""
+        specs = self.specs
+        name = specs[worker].label if arm is None else f"{specs[worker].label}, arm {arm}"
+        return f"worker {worker}/{len(specs)} ({name})"
+
     def send_all(self, message: tuple) -> None:
         """Put ``message`` in the inbox of every worker still running."""
         for process, inbox in zip(self.processes, self.inboxes, strict=False):
@@ -285,14 +312,23 @@ class _Exchange:
     def __init__(self, portfolio: Portfolio, incumbent: Incumbent):
         self.portfolio, self.incumbent = portfolio, incumbent
         self.live = set(range(len(portfolio.specs)))
-        self.improvements = [0] * len(portfolio.specs)
+        self.improvements = list(portfolio.early_improvements)
         self.pending: dict = {}
         self.finals: dict = {}
         self.reason: StopReason | None = None
         allocation = portfolio.allocation
         self.paused = allocation.paused() if allocation is not None else set()
+        early = portfolio.early.workers if portfolio.early is not None else {}
         for worker, inbox in enumerate(portfolio.inboxes):
-            inbox.put(("start", incumbent.x, incumbent.objective, worker not in self.paused))
+            if worker in early:  # running since the early start: now the allocation holds
+                inbox.put(("incumbent", incumbent.x, incumbent.objective))
+                if worker in self.paused:
+                    inbox.put(("pause",))
+            else:
+                inbox.put(("start", incumbent.x, incumbent.objective, worker not in self.paused))
+        for message in portfolio.early_messages:
+            getattr(self, "_on_" + message[0])(*message[1:])
+        portfolio.early_messages.clear()
 
     def wait(self) -> StopReason:
         """Handle messages until every worker ended, a worker ended the run, or a stop signal."""
@@ -411,12 +447,7 @@ class _Exchange:
                 self.improvements[worker] += 1
 
     def _source(self, worker: int, arm: str | None = None) -> str:
-        """The word for the records and progress lines: ``"worker 2/4 (lns/rins)"``,
-        ``"worker 3/4 (cpsat)"``, with the arm of an adaptive selector: ``"worker 2/4
-        (lns/adaptive, arm rins@2)"``."""
-        specs = self.portfolio.specs
-        name = specs[worker].label if arm is None else f"{specs[worker].label}, arm {arm}"
-        return f"worker {worker}/{len(specs)} ({name})"
+        return self.portfolio.source(worker, arm)
 
     def _send(self, message: tuple, workers: set) -> None:
         for worker in sorted(workers):
@@ -454,6 +485,27 @@ def _unreported(spec: WorkerSpec, reason: str, improvements: int = 0) -> WorkerS
     """The statistics of a worker that did not report (``"crashed"``, or ``"killed"`` when it
     did not end in time after the run); its iterations and times are unknown (0)."""
     return WorkerStats(spec.worker, spec.name, 0, improvements, 0.0, 0.0, reason, spec.kind_name)
+
+
+def _specs(problem, plan, make_sub_solver, config, seed, stop, started, sync_every) -> list:
+    """The :class:`WorkerSpec` of each ``(selector, kind)`` of ``plan``, with its own seed."""
+    seeds = np.random.SeedSequence(seed).spawn(len(plan))
+    return [
+        WorkerSpec(
+            i,
+            problem,
+            selector,
+            make_sub_solver,
+            config,
+            seeds[i],
+            stop,
+            started,
+            os.getpid(),
+            sync_every,
+            kind,
+        )
+        for i, (selector, kind) in enumerate(plan)
+    ]
 
 
 def _allocation(count: int, rule: str | None, cores: int | None) -> Allocation | None:

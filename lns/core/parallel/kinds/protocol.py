@@ -104,7 +104,8 @@ class KindWorker:
         self.began = time.perf_counter()
         if message[0] == "stop":
             return [], message[1]
-        self._adopt(message[1], message[2], -1)
+        if message[1] is not None:  # else an early start (lns.core.parallel.early)
+            self._adopt(message[1], message[2], -1)
         if not message[3]:
             self.running.clear()
         return self.search(np.random.default_rng(self.spec.seed))

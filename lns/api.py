@@ -145,7 +145,7 @@ def solve(
         The kinds of search of the workers (:mod:`lns.core.parallel.kinds`): ``None`` or
         ``"lns"``: LNS workers only; ``"auto"``: the ``workers`` cores go, slice by slice, to
         LNS workers, CP-SAT, Local-MIP and SCIP's tree search by the improvements each brings
-        (:mod:`lns.core.parallel.allocation`; ``"auto:rate"`` and ``"auto:stay"`` name the
+        (:mod:`lns.core.parallel.allocation`; ``"auto_rate"`` and ``"auto_stay"`` name the
         rule); a mix ``{"lns": 5, "scip": 1, "cpsat": 1, "local_search": 1}``: that many
         workers of each kind (``workers``: their total, or left at 1). A kind that cannot run
         (a missing package, CP-SAT on continuous variables) is left out with a line of log.

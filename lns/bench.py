@@ -4,7 +4,7 @@ A *method* is ``"scip"`` (plain SCIP on the whole problem), ``"cpsat"`` (OR-Tool
 on the whole problem), ``"localmip"`` (Local-MIP, one thread) or the registry name of a
 neighborhood selector (LNS with that selector, see :data:`lns.registry.SELECTORS`), which a
 suffix ``@N`` runs as a parallel portfolio of ``N`` worker processes (``random@2``:
-``solve(..., workers=2)``); ``"auto@N"`` (``"auto:stay@N"``, ``"auto:rate@N"``) is the
+``solve(..., workers=2)``); ``"auto@N"`` (``"auto_stay@N"``, ``"auto_rate@N"``) is the
 portfolio of worker kinds on ``N`` cores (``solve(..., workers=N, portfolio="auto")``, random
 LNS; :mod:`lns.core.parallel.allocation`). ``"all"`` names every configured method but the
 ``auto`` portfolios. Every
@@ -46,7 +46,7 @@ log = logging.getLogger("lns")
 
 WHOLE_PROBLEM_METHODS = ("scip", "cpsat", "localmip")
 #: Methods that run the portfolio of worker kinds (``solve(portfolio=...)``), with random LNS.
-PORTFOLIO_METHODS = ("auto", "auto:stay", "auto:rate")
+PORTFOLIO_METHODS = ("auto", "auto_stay", "auto_rate")
 #: Learned selectors run only with a trained model: the option that names it.
 REQUIRED_OPTIONS = {"cl_lns": "checkpoint"}
 #: Modules a method's runs import, imported once before the runs (forked workers inherit them),

@@ -92,7 +92,7 @@ def test_the_miplib2017_preset_runs_held_out_bundled_instances():
 
 def test_all_methods_include_cl_lns_only_with_a_checkpoint():
     assert "cl_lns" not in expand_methods("all")
-    portfolios = {"auto", "auto:stay", "auto:rate"}  # named explicitly (auto@2)
+    portfolios = {"auto", "auto_stay", "auto_rate"}  # named explicitly (auto@2)
     assert set(expand_methods("all")) == set(method_names()) - {"cl_lns"} - portfolios
     assert "cl_lns" in expand_methods("all", {"cl_lns": {"checkpoint": "model.pt"}})
     with pytest.raises(LNSError, match="method_options.cl_lns.checkpoint"):

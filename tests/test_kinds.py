@@ -255,20 +255,21 @@ def test_invalid_portfolios_are_refused(arguments):
 
 
 def test_lns_bench_names_the_new_methods():
-    assert expand_methods(["localmip", "auto@2", "auto:rate@2"]) == [
+    assert expand_methods(["localmip", "auto@2", "auto_rate@2"]) == [
         "localmip",
         "auto@2",
-        "auto:rate@2",
+        "auto_rate@2",
     ]
     assert "localmip" in expand_methods("all") and "auto" not in expand_methods("all")
 
 
-def test_sigterm_to_a_portfolio_of_every_kind_writes_the_solution(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_stop_signal_to_a_portfolio_of_every_kind_writes_the_solution(signum, tmp_path):
     mix = "portfolio={lns: 1, scip: 1, cpsat: 1, local_search: 1}"
     process = start(tmp_path, "instance=air05", "time_limit=60", mix, "out=best.sol")
     seen = wait_for(process, "(worker ")
-    output = stop(process, signal.SIGTERM, seen)
-    assert process.returncode == 128 + signal.SIGTERM
+    output = stop(process, signum, seen)
+    assert process.returncode == 128 + signum
     assert "(interrupted)" in output
     assert "4 workers (1 lns, 1 scip, 1 cpsat, 1 local_search)" in output
     assert_best_solution_written(tmp_path / "best.sol", output, "air05")

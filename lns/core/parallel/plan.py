@@ -54,10 +54,10 @@ def check_portfolio(portfolio, workers: int, deterministic: bool) -> int:
     if portfolio is None or portfolio == "lns":
         return workers
     if isinstance(portfolio, str):
-        if portfolio.startswith("auto:") and portfolio[5:] in RULES:
+        if portfolio.startswith("auto_") and portfolio[5:] in RULES:
             portfolio = "auto"
         if portfolio != "auto":
-            raise UnknownNameError("portfolio", portfolio, (*NAMED, *(f"auto:{r}" for r in RULES)))
+            raise UnknownNameError("portfolio", portfolio, (*NAMED, *(f"auto_{r}" for r in RULES)))
         mix_total, other = workers, True
     else:
         mix_total, other = _check_mix(dict(portfolio)), any(k != "lns" for k in portfolio)
@@ -92,7 +92,7 @@ def make_plan(portfolio, workers: int, problem: Problem) -> Plan:
     if portfolio is None or portfolio == "lns":
         return Plan(workers)
     if isinstance(portfolio, str):
-        rule = portfolio[5:] if portfolio.startswith("auto:") else DEFAULT_RULE
+        rule = portfolio[5:] if portfolio.startswith("auto_") else DEFAULT_RULE
         auto = tuple(kind for kind in AUTO_ORDER if _runs(kind, problem))
         return Plan(workers, auto, rule, workers)
     kinds: list = []

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import lns.core.parallel.kinds.local_search as local_search
-from helpers import knapsack, miplib
+from helpers import knapsack, miplib, mixed_problem
 from lns import solve
 from lns.api import named_sub_solver
 from lns.bench import expand_methods
@@ -287,3 +287,15 @@ def test_the_other_kinds_search_before_the_first_solution_and_give_it():
     )
     assert result.objective == 23 and result.feasibility.feasible
     assert result.found_by == "cpsat" and result.workers[1].improvements >= 1
+
+
+def test_cpsat_solves_a_mip_with_continuous_variables_through_the_mip_interface():
+    worker, inbox, outbox = in_process("cpsat", seconds=20, problem=mixed_problem())
+    problem = worker.spec.problem
+    assert type(worker.solver).__name__ == "MipInterface"
+    inbox.put(("start", np.zeros(5), 0.0, True))
+    thread, ended = run_in_thread(worker)
+    message = outbox.get(timeout=20)
+    assert message[0] == "found" and message[3] < 0 and problem.check(message[2]).feasible
+    thread.join(20)
+    assert not thread.is_alive() and ended["result"][1] is StopReason.SOLVER_FINISHED

@@ -106,8 +106,6 @@ def make_plan(portfolio, workers: int, problem: Problem) -> Plan:
 def _runs(kind: str, problem: Problem) -> bool:
     """Whether ``kind`` can run here; the reason logged when not."""
     reason = missing(kind)
-    if reason is None and kind == "cpsat" and not problem.integer_mask.all():
-        reason = "cpsat: the problem has continuous variables (CP-SAT takes pure-integer problems)"
     if reason is not None:
         log.warning("%s: %s; the other kinds go on", problem.name, reason)
     return reason is None

@@ -30,13 +30,15 @@ class WholeProblemWorker(KindWorker):
     """
 
     solver: Any = None
+    #: Seconds of the first solve.
+    first_segment = FIRST_SEGMENT
 
     def interrupt(self) -> None:
         if self.solver is not None:
             self.solver.stop()
 
     def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
-        segment = FIRST_SEGMENT
+        segment = self.first_segment
         while True:
             reason = self.take()
             time_left = self.spec.stop.remaining(stop_state(self.incumbent, 0))
@@ -51,8 +53,11 @@ class WholeProblemWorker(KindWorker):
             )
             self.solves += 1
             status = as_status(outcome.status)
-            if status.proven:
-                return [], StopReason.OPTIMAL
+            if status.proven:  # a solver may find its optimum without proving it
+                proves = getattr(self.solver, "proves", True)
+                return [], StopReason.OPTIMAL if proves else StopReason.SOLVER_FINISHED
+            if status is SolveStatus.ERROR:
+                return [], StopReason.FAILURES
             if status is SolveStatus.INTERRUPTED:
                 continue  # a pause or a stop: take() tells which
             if not status.usable_after:

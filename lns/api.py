@@ -148,7 +148,7 @@ def solve(
         (:mod:`lns.core.parallel.allocation`; ``"auto_rate"`` and ``"auto_stay"`` name the
         rule); a mix ``{"lns": 5, "scip": 1, "cpsat": 1, "local_search": 1}``: that many
         workers of each kind (``workers``: their total, or left at 1). A kind that cannot run
-        (a missing package, CP-SAT on continuous variables) is left out with a line of log.
+        (a missing package) is left out with a line of log.
         A ``scip`` or ``cpsat`` worker's proof of optimality ends the run. Not with
         ``deterministic`` unless LNS only (:mod:`lns.core.parallel.plan`).
     **options

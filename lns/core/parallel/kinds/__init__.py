@@ -34,7 +34,7 @@ def worker_class(kind) -> type:
 
 def missing(kind: str) -> str | None:
     """Why ``kind`` cannot run in this environment (one line), or ``None``. Cheap: the
-    problem-specific reasons (CP-SAT and continuous variables) come from the worker."""
+    problem-specific reasons (a model OR-Tools cannot read) come from the worker."""
     if kind == "local_search":
         from lns.core.parallel.kinds.local_search import missing as local_search_missing
 

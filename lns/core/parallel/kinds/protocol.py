@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 class KindUnavailable(UnsupportedProblemError):
     """A worker kind cannot run: its package is missing, or the problem is outside what it
-    solves (CP-SAT and continuous variables). The message is one line saying why."""
+    solves (a model OR-Tools cannot read). The message is one line saying why."""
 
 
 class KindWorker:

@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 
+import lns.core.parallel.allocation as allocation
 import lns.core.parallel.kinds.local_search as local_search
 from helpers import knapsack, miplib, mixed_problem
 from lns import solve
@@ -230,12 +231,13 @@ def test_the_allocation_moves_time_to_the_only_kind_that_improves(rule):
     assert held[3] >= 24, held  # a uniform rotation gives it 10 (RateRule explores 1 in 4)
 
 
-def test_an_auto_portfolio_reports_the_kinds_of_its_workers():
-    result = solve(miplib("p0201"), workers=2, portfolio="auto", time_limit=8, start="first")
-    kinds = [w.kind for w in result.workers]
-    assert kinds[:2] == ["lns", "lns"] and set(kinds[2:]) <= {"cpsat", "local_search", "scip"}
-    assert result.feasibility.feasible
-    assert sum(w.improvements for w in result.workers) >= 0
+def test_an_auto_portfolio_pauses_and_stops_every_worker_at_the_time_limit(monkeypatch):
+    monkeypatch.setattr(allocation, "SLICE", 1.0)  # several decisions within the run
+    result = solve(miplib("air05"), workers=2, portfolio="auto", time_limit=8, seed=0)
+    assert [w.kind for w in result.workers] == ["lns", "lns", "cpsat", "local_search", "scip"]
+    assert result.feasibility.feasible and result.stop_reason == "time_limit"
+    # every worker, paused or not, took the stop and reported (none was killed)
+    assert all(w.stop_reason == "time_limit" for w in result.workers), result.workers
     assert not multiprocessing.active_children()
 
 

@@ -42,7 +42,8 @@ class Allocation:
     slots : int
         Cores shared among ``candidates``.
     rule : StayRule or RateRule
-    slice_seconds : float
+    slice_seconds : float, optional
+        Default: :data:`SLICE`.
 
     Attributes
     ----------
@@ -50,8 +51,9 @@ class Allocation:
         The worker in each slot.
     """
 
-    def __init__(self, candidates: list[int], slots: int, rule, slice_seconds: float = SLICE):
-        self.candidates, self.rule, self.slice_seconds = list(candidates), rule, slice_seconds
+    def __init__(self, candidates: list[int], slots: int, rule, slice_seconds: float | None = None):
+        self.candidates, self.rule = list(candidates), rule
+        self.slice_seconds = SLICE if slice_seconds is None else slice_seconds
         self.holding = self.candidates[: max(0, min(slots, len(self.candidates)))]
         self.earned = dict.fromkeys(self.candidates, 0.0)
         self.held = dict.fromkeys(self.candidates, 0.0)

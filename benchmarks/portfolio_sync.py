@@ -16,6 +16,13 @@ the run measures the exchange's cost, not the speed-up. Example (as reported)::
 
     python benchmarks/portfolio_sync.py --instance instances/miplib/air05.mps.gz \\
         --workers 1 2 4 8 --time-limit 20
+
+``--portfolio auto`` runs the portfolio of worker kinds instead (``n`` random-LNS workers and
+one CP-SAT, Local-MIP and SCIP worker, ``n`` of them running at once under the default
+allocation rule, :mod:`lns.core.parallel.allocation`) and adds the seconds each kind held a
+core::
+
+    python benchmarks/portfolio_sync.py --portfolio auto --workers 2 4 8 --time-limit 20
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from pathlib import Path
 from lns.api import named_sub_solver
 from lns.core.config import LNSConfig
 from lns.core.incumbent import Incumbent
+from lns.core.parallel.allocation import DEFAULT_RULE
+from lns.core.parallel.plan import AUTO_ORDER
 from lns.core.portfolio import Portfolio
 from lns.core.problem import instance_name, problem_from_scip, read_scip_model
 from lns.core.stop import MaxRuntime
@@ -41,10 +50,13 @@ def parse_args(argv=None):
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2, 4, 8])
     parser.add_argument("--time-limit", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--portfolio", choices=["lns", "auto"], default="lns")
     return parser.parse_args(argv)
 
 
-def run_portfolio(instance: str, workers: int, time_limit: float, seed: int) -> dict:
+def run_portfolio(
+    instance: str, workers: int, time_limit: float, seed: int, portfolio_kind: str = "lns"
+) -> dict:
     """One portfolio run of ``workers`` workers; its exchange shares and outcome."""
     path = Path(instance)
     model = read_scip_model(path)
@@ -61,6 +73,9 @@ def run_portfolio(instance: str, workers: int, time_limit: float, seed: int) -> 
         seed=seed,
         stop=MaxRuntime(time_limit),
         started=started,
+        kinds=AUTO_ORDER if portfolio_kind == "auto" else (),
+        rule=DEFAULT_RULE if portfolio_kind == "auto" else None,
+        cores=workers,
     )
     with portfolio:
         sub_solver = named_sub_solver("scip", problem, config, model)
@@ -80,6 +95,8 @@ def run_portfolio(instance: str, workers: int, time_limit: float, seed: int) -> 
         "exchanged": len(incumbent.trajectory) - 1,
         "objective": incumbent.objective,
         "reason": str(reason),
+        "held": {w.kind: round(w.time, 1) for w in stats if w.kind != "lns"}
+        | {"lns": round(sum(w.time for w in stats if w.kind == "lns"), 1)},
     }
 
 
@@ -88,11 +105,12 @@ def main(argv=None) -> None:
     print(f"{args.instance}, {args.time_limit:g} s per run, {len(os.sched_getaffinity(0))} cores")
     print("workers  wall(s)  iterations  exchanged  worker share  main share  objective")
     for workers in args.workers:
-        row = run_portfolio(args.instance, workers, args.time_limit, args.seed)
+        row = run_portfolio(args.instance, workers, args.time_limit, args.seed, args.portfolio)
         print(
             f"{row['workers']:7d}  {row['wall']:7.2f}  {row['iterations']:10d}  "
             f"{row['exchanged']:9d}  {100 * row['worker_share']:11.3f}%  "
             f"{100 * row['main_share']:9.3f}%  {row['objective']:g}"
+            + (f"  held (s): {row['held']}" if args.portfolio == "auto" else "")
         )
 
 

@@ -24,8 +24,10 @@ from lns.core.errors import (
     UnknownNameError,
 )
 from lns.core.incumbent import ImprovingOnly, Incumbent
-from lns.core.interrupt import InterruptGuard
+from lns.core.interrupt import InterruptGuard, active_guard
 from lns.core.loop import as_status, run_lns, stop_state
+from lns.core.parallel.kinds.local_search import solve_local_mip
+from lns.core.parallel.plan import check_portfolio, make_plan
 from lns.core.portfolio import SYNC_EVERY, Portfolio
 from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
 from lns.core.progress import ImprovementLogger
@@ -44,7 +46,7 @@ from lns.registry import make_selector
 
 log = logging.getLogger("lns")
 
-METHODS = ("lns", "scip", "cpsat")
+METHODS = ("lns", "scip", "cpsat", "localmip")
 SUB_SOLVERS = ("scip", "cpsat")
 #: ``**options`` of ``method="cpsat"`` (see :func:`lns.core.cpsat.solve_cpsat`).
 CPSAT_OPTIONS = ("num_workers", "max_scale_exponent")
@@ -68,6 +70,7 @@ def solve(
     workers: int | str = 1,
     deterministic: bool = False,
     complete_worker: bool = False,
+    portfolio: str | dict | None = None,
     **options,
 ) -> Result:
     """Find a good solution of a MIP within a time (or iteration) budget.
@@ -82,11 +85,13 @@ def solve(
         Neighborhood selector, by registry name (see :data:`lns.registry.SELECTORS`), as an
         object, or as a plain function ``(state, size, rng) -> Neighborhood`` (see
         :class:`lns.core.selection.FunctionSelector`).
-    method : {"lns", "scip", "cpsat"}
+    method : {"lns", "scip", "cpsat", "localmip"}
         ``"lns"``: large neighborhood search with ``selector``; ``"scip"``: plain SCIP on the
         whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
         OR-Tools CP-SAT on the whole problem, see :func:`lns.core.cpsat.solve_cpsat`
-        (``**options`` are its ``num_workers`` and ``max_scale_exponent``).
+        (``**options`` are its ``num_workers`` and ``max_scale_exponent``); ``"localmip"``:
+        Local-MIP alone, one thread (the ``localmip`` package; see
+        :func:`lns.core.parallel.kinds.local_search.solve_local_mip`).
     sub_solver : {"scip", "cpsat"} or SubSolver
         Solver of the LNS sub-problems (and of the first solution): SCIP
         (:class:`lns.core.scip_subsolver.ScipSubSolver`), CP-SAT for pure-integer problems
@@ -134,11 +139,18 @@ def solve(
         :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with
         ``iteration_limit`` and ``iteration_node_limit`` (no time limit reached) repeats.
     complete_worker : bool
-        With ``workers >= 2`` (not ``deterministic``): one of the workers runs plain SCIP on the
-        whole problem, restarted from the shared incumbent (start and cutoff), and ends the run
-        with status optimal when it proves the incumbent optimal
-        (:class:`lns.core.portfolio_worker.CompleteWorker`). Off by default: it has not been
-        measured to earn its core.
+        With ``workers >= 2`` (not ``deterministic``): the same as
+        ``portfolio={"lns": workers - 1, "scip": 1}``.
+    portfolio : {None, "lns", "auto"} or dict
+        The kinds of search of the workers (:mod:`lns.core.parallel.kinds`): ``None`` or
+        ``"lns"``: LNS workers only; ``"auto"``: the ``workers`` cores go, slice by slice, to
+        LNS workers, CP-SAT, Local-MIP and SCIP's tree search by the improvements each brings
+        (:mod:`lns.core.parallel.allocation`; ``"auto_rate"`` and ``"auto_stay"`` name the
+        rule); a mix ``{"lns": 5, "scip": 1, "cpsat": 1, "local_search": 1}``: that many
+        workers of each kind (``workers``: their total, or left at 1). A kind that cannot run
+        (a missing package) is left out with a line of log.
+        A ``scip`` or ``cpsat`` worker's proof of optimality ends the run. Not with
+        ``deterministic`` unless LNS only (:mod:`lns.core.parallel.plan`).
     **options
         Fields of :class:`lns.core.config.LNSConfig` (``initial_fraction``,
         ``iteration_time_limit``, ...), or for ``method="cpsat"`` the names in
@@ -161,7 +173,9 @@ def solve(
     check_run_arguments(
         time_limit=time_limit, iteration_limit=iteration_limit, seed=seed, optimum=optimum
     )
-    workers = _check_workers(workers, sub_solver, stop, deterministic, complete_worker)
+    if complete_worker:
+        portfolio = _complete_worker_mix(workers, deterministic, portfolio)
+    workers = _check_workers(workers, sub_solver, stop, deterministic, portfolio)
     started = time.perf_counter()
     _check_names(method, sub_solver, out)
     config, method_options = _options(method, options)
@@ -179,11 +193,11 @@ def solve(
         np.random.default_rng(seed),
         _stop_rule(time_limit, iteration_limit, stop),
         callbacks,
-        method if len(problem.integer_indices) or method == "cpsat" else "scip",
+        method if len(problem.integer_indices) or method in ("cpsat", "localmip") else "scip",
         start=initial_solution,
         workers=workers,
         deterministic=deterministic,
-        complete_worker=complete_worker,
+        portfolio=portfolio,
     )
     if run.method == "lns":
         selector.check(problem)  # e.g. a learned selector's checkpoint, before any solve
@@ -245,7 +259,7 @@ class _Run:
     start: object = None
     workers: int = 1
     deterministic: bool = False
-    complete_worker: bool = False
+    portfolio: str | dict | None = None
     selector: str | None = None
     sub_solver: SubSolver | None = None
     sub_solver_name: str | None = None
@@ -279,6 +293,9 @@ def _dispatch(run: _Run, method: str, selector: Selector, sub_solver, method_opt
         run.reason, run.dual_bound = solve_cpsat(
             run.incumbent, time_limit=run.time_left(), seed=run.seed(), **method_options
         )
+    elif run.method == "localmip":
+        _user_start(run, None)
+        run.reason = solve_local_mip(run.incumbent, time_limit=run.time_left(), seed=run.seed())
     elif run.method == "scip":
         if method == "lns":
             log.info("%s has no integer variables: solved directly by SCIP", run.problem.name)
@@ -308,30 +325,48 @@ def _lns(run: _Run, selector: Selector, spec: str | SubSolver) -> None:
 
 def _parallel_lns(run: _Run, selector: Selector, sub_solver: str) -> None:
     """The portfolio: its workers start (in other processes) while the first solution is found."""
+    plan = make_plan(run.portfolio, run.workers, run.problem)
     portfolio = Portfolio(
         run.problem,
-        [selector] * (run.workers - run.complete_worker),
+        [selector] * plan.lns,
         functools.partial(named_sub_solver, sub_solver),
         config=run.config,
         seed=run.seed(),
         stop=run.stop,
         started=run.incumbent.started,
         sync_every=SYNC_EVERY if run.deterministic else None,
-        complete_worker=run.complete_worker,
+        kinds=plan.kinds,
+        rule=plan.rule,
+        cores=plan.cores,
         background_start=True,
+        early=True,
     )
     try:
         with portfolio:
-            if _start(run, selector, _sub_solver(sub_solver, run), sub_solver):
+            solver = _sub_solver(sub_solver, run)
+            if portfolio.early is not None:  # a worker's first solution ends the start search
+                portfolio.early.on_found = solver.stop
+            started = _start(run, selector, solver, sub_solver)
+            portfolio.take_early(run.incumbent, wait=run.time_left())
+            if started or _found_early(run):
                 run.records, run.reason = portfolio.run(run.incumbent)
     finally:
         run.worker_stats = portfolio.workers
     log.info(
         "%s: %d workers, %.3fs of exchange in the main process",
         run.problem.name,
-        run.workers,
+        plan.workers,
         portfolio.exchange_time,
     )
+
+
+def _found_early(run: _Run) -> bool:
+    """Whether the portfolio goes on from its early workers' solution after the start search
+    failed or was stopped by that solution (not by a signal, not after a proof)."""
+    guard = active_guard()
+    requested = guard is not None and guard.requested
+    unproven = run.reason is not StopReason.OPTIMAL
+    return unproven and run.incumbent.x is not None and not requested
 
 
 def _start(run: _Run, selector: Selector, sub_solver: SubSolver, spec: str | SubSolver) -> bool:
@@ -507,22 +542,29 @@ def usable_cores() -> int:
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
-def _check_workers(workers, sub_solver, stop, deterministic: bool, complete: bool) -> int:
+def _complete_worker_mix(workers, deterministic: bool, portfolio) -> dict:
+    """The mix of ``complete_worker=True``: it needs a second, timed worker and no other
+    ``portfolio``."""
+    count = usable_cores() if workers == "all" else workers
+    if not isinstance(count, int) or count < 2 or deterministic or portfolio is not None:
+        raise InvalidArgumentError(
+            f"complete_worker=True needs workers >= 2, deterministic=False and no portfolio "
+            f"(got workers={workers!r}, deterministic={deterministic}, portfolio={portfolio!r})"
+        )
+    return {"lns": count - 1, "scip": 1}
+
+
+def _check_workers(workers, sub_solver, stop, deterministic: bool, portfolio) -> int:
     """``workers``, checked: a positive integer; with several, the sub-solver is a name and
-    ``stop`` can be sent to the worker processes; a complete worker needs a second, timed
-    worker. ``"all"`` means one per usable core."""
-    if workers == "all":
-        workers = usable_cores()
+    ``stop`` can be sent to the worker processes. ``"all"`` means one per usable core; a
+    ``portfolio`` mix sets it (:func:`lns.core.parallel.plan.check_portfolio`)."""
+    if workers == "all":  # a mix sets its own number of workers
+        workers = 1 if isinstance(portfolio, dict) else usable_cores()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgumentError(
             f"workers={workers!r} is invalid: expected an integer >= 1 or 'all'"
         )
-    if complete and (workers < 2 or deterministic):
-        raise InvalidArgumentError(
-            f"complete_worker=True needs workers >= 2 and "
-            f"deterministic=False (got workers={workers}, "
-            f"deterministic={deterministic})"
-        )
+    workers = check_portfolio(portfolio, workers, deterministic)
     if workers == 1:
         return workers
     if not isinstance(sub_solver, str):

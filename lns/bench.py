@@ -1,10 +1,13 @@
 """The anytime benchmark: a matrix of instances x methods x seeds, run and stored run by run.
 
 A *method* is ``"scip"`` (plain SCIP on the whole problem), ``"cpsat"`` (OR-Tools CP-SAT
-on the whole problem) or the registry name of a neighborhood
-selector (LNS with that selector, see :data:`lns.registry.SELECTORS`), which a suffix
-``@N`` runs as a parallel portfolio of ``N`` worker processes (``random@2``:
-``solve(..., workers=2)``); ``"all"`` names every one of them that is configured. Every
+on the whole problem), ``"localmip"`` (Local-MIP, one thread) or the registry name of a
+neighborhood selector (LNS with that selector, see :data:`lns.registry.SELECTORS`), which a
+suffix ``@N`` runs as a parallel portfolio of ``N`` worker processes (``random@2``:
+``solve(..., workers=2)``); ``"auto@N"`` (``"auto_stay@N"``, ``"auto_rate@N"``) is the
+portfolio of worker kinds on ``N`` cores (``solve(..., workers=N, portfolio="auto")``, random
+LNS; :mod:`lns.core.parallel.allocation`). ``"all"`` names every configured method but the
+``auto`` portfolios. Every
 run gets the same wall-clock budget, reading the problem included, and its incumbent
 trajectory is stored (:mod:`lns.bench_store`).
 
@@ -41,7 +44,9 @@ from lns.registry import SELECTORS
 
 log = logging.getLogger("lns")
 
-WHOLE_PROBLEM_METHODS = ("scip", "cpsat")
+WHOLE_PROBLEM_METHODS = ("scip", "cpsat", "localmip")
+#: Methods that run the portfolio of worker kinds (``solve(portfolio=...)``), with random LNS.
+PORTFOLIO_METHODS = ("auto", "auto_stay", "auto_rate")
 #: Learned selectors run only with a trained model: the option that names it.
 REQUIRED_OPTIONS = {"cl_lns": "checkpoint"}
 #: Modules a method's runs import, imported once before the runs (forked workers inherit them),
@@ -113,8 +118,9 @@ def split_method(method: str) -> tuple[str, int]:
 
 
 def method_names() -> tuple[str, ...]:
-    """Every valid method name: plain SCIP, CP-SAT and every registered selector."""
-    return (*WHOLE_PROBLEM_METHODS, *SELECTORS)
+    """Every valid method name: plain SCIP, CP-SAT, Local-MIP, the kinds portfolios and every
+    registered selector."""
+    return (*WHOLE_PROBLEM_METHODS, *PORTFOLIO_METHODS, *SELECTORS)
 
 
 def expand_instances(instances) -> list[Path]:
@@ -173,7 +179,10 @@ def expand_methods(methods, method_options: dict | None = None) -> list[str]:
         return [
             m
             for m in method_names()
-            if m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
+            if m not in PORTFOLIO_METHODS
+            and (
+                m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
+            )
         ]
     for method in names:
         name = split_method(method)[0]
@@ -281,6 +290,7 @@ def execute(spec: RunSpec) -> RunRecord:
         )
     if result.stop_reason == "interrupted":
         raise KeyboardInterrupt
+    found_by = result.found_by
     return RunRecord(
         **base,
         status=result.status,
@@ -291,6 +301,7 @@ def execute(spec: RunSpec) -> RunRecord:
         iterations=len(result.iterations),
         trajectory=[[float(t), float(v)] for t, v in result.trajectory],
         finished_at=_now(),
+        found_by=found_by,
     )
 
 
@@ -306,6 +317,15 @@ def _solve(spec: RunSpec):
             time_limit=spec.time_limit,
             seed=spec.seed,
             **options,
+        )
+    if spec.selector in PORTFOLIO_METHODS:
+        return solve(
+            spec.instance_path,
+            time_limit=spec.time_limit,
+            seed=spec.seed,
+            workers=spec.workers,
+            portfolio=spec.selector,
+            **spec.lns_options,
         )
     return solve(
         spec.instance_path,

@@ -65,6 +65,9 @@ class RunRecord:
         Why the run failed or was skipped.
     finished_at : str
         ISO time stamp.
+    found_by : str or None
+        What found the final incumbent: ``"initial"``, or in a portfolio the kind of the worker
+        (``"lns/random"``, ``"cpsat"``, ``"local_search"``, ``"scip"``).
     """
 
     instance_set: str
@@ -83,6 +86,7 @@ class RunRecord:
     trajectory: list = field(default_factory=list)
     error: str | None = None
     finished_at: str = ""
+    found_by: str | None = None
 
     @property
     def failed(self) -> bool:

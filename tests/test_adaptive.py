@@ -243,4 +243,4 @@ def test_improvements_name_the_arm_that_found_them(workers):
         assert from_loop and all(", arm " in s for s in from_loop), sources.sources
     else:  # a worker's last incumbent, offered as it ends, names no arm
         assert all(s.startswith("worker ") for s in from_loop), sources.sources
-        assert any("(adaptive, arm " in s for s in from_loop), sources.sources
+        assert any("(lns/adaptive, arm " in s for s in from_loop), sources.sources

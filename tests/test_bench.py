@@ -92,7 +92,8 @@ def test_the_miplib2017_preset_runs_held_out_bundled_instances():
 
 def test_all_methods_include_cl_lns_only_with_a_checkpoint():
     assert "cl_lns" not in expand_methods("all")
-    assert set(expand_methods("all")) == set(method_names()) - {"cl_lns"}
+    portfolios = {"auto", "auto_stay", "auto_rate"}  # named explicitly (auto@2)
+    assert set(expand_methods("all")) == set(method_names()) - {"cl_lns"} - portfolios
     assert "cl_lns" in expand_methods("all", {"cl_lns": {"checkpoint": "model.pt"}})
     with pytest.raises(LNSError, match="method_options.cl_lns.checkpoint"):
         expand_methods(["cl_lns"])
@@ -392,7 +393,7 @@ GENERATED_PRESETS = sorted(
     set(PRESETS)
     - set(CL_LNS_PRESETS)
     - set(GENERALISATION_PRESETS)
-    - {"miplib2017", "miplib2017_general"}
+    - {"miplib2017", "miplib2017_general", "portfolio_kinds"}
 )
 
 

@@ -49,11 +49,20 @@ def main(cfg: DictConfig) -> None:
             optimum=optimum,
             callbacks=[bar] if bar else None,
             workers=cfg.workers,
+            portfolio=_portfolio(cfg.portfolio),
             **options,
         )
     print(_summary(result, optimum, cfg.out))
     if result.x is None:
         sys.exit(1)
+
+
+def _portfolio(value):
+    """``portfolio=`` of the command line: a name, or a mix (``'portfolio={lns: 1, cpsat: 1}'``)
+    as a plain dict."""
+    if isinstance(value, DictConfig):
+        return OmegaConf.to_container(value, resolve=True)
+    return value
 
 
 @contextlib.contextmanager
@@ -82,7 +91,8 @@ def _summary(result: Result, optimum: float | None, out: str | None) -> str:
         f"instance     {result.instance}",
         f"method       {result.method}"
         + (f" ({result.selector})" if result.selector else "")
-        + (f", {len(result.workers)} workers" if result.workers else ""),
+        + (f", {len(result.workers)} workers" if result.workers else "")
+        + (f" ({_kinds(result)})" if result.workers else ""),
         f"status       {result.status} ({result.stop_reason})",
         f"objective    {result.objective}",
     ]
@@ -102,6 +112,14 @@ def _summary(result: Result, optimum: float | None, out: str | None) -> str:
     if out and result.x is not None:
         lines.append(f"solution     {out}")
     return "\n".join(lines)
+
+
+def _kinds(result: Result) -> str:
+    """``"2 lns, 1 cpsat"``: how many workers of each kind ran."""
+    counts: dict = {}
+    for worker in result.workers:
+        counts[worker.kind] = counts.get(worker.kind, 0) + 1
+    return ", ".join(f"{count} {kind}" for kind, count in counts.items())
 
 
 if __name__ == "__main__":

@@ -68,6 +68,8 @@ class Incumbent:
         ``time.perf_counter()`` of the last improvement (``started`` before the first).
     improved_iteration : int
         Iteration of the last improvement (-1: none in the loop yet).
+    found_by : str or None
+        The ``source`` of the last improvement.
     checks : int
         Candidates checked against the problem so far.
     """
@@ -93,6 +95,7 @@ class Incumbent:
         self.trajectory: list = []
         self.improved_at = started
         self.improved_iteration = -1
+        self.found_by: str | None = None
 
     def offer_found(self, found, source: str = "initial") -> bool:
         """Offer a :class:`lns.core.subsolver.FoundSolution` of a solve of the whole problem."""
@@ -175,6 +178,7 @@ class Incumbent:
 
     def _improved(self, improvement: Improvement, found_at: float) -> None:
         self.improved_at, self.improved_iteration = found_at, improvement.iteration
+        self.found_by = improvement.source
         self.trajectory.append((improvement.time, improvement.objective))
         for callback in self.callbacks:
             callback.on_improvement(improvement)

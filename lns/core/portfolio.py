@@ -1,18 +1,25 @@
-"""A parallel portfolio: LNS workers in separate processes that share one checked incumbent.
+"""A parallel portfolio: workers in separate processes that share one checked incumbent.
 
 As CP-SAT's portfolio (``num_workers``), the workers share solutions, not state: each
-process (:mod:`lns.core.portfolio_worker`) holds its own model and runs the LNS loop with its
-own selector and seed (``SeedSequence(seed).spawn(n)``). Every solution a worker finds is sent
-to the main process, checked there once against the original problem by the run's
-:class:`lns.core.incumbent.Incumbent`, and, when it becomes the incumbent, sent to the other
-workers, which take it before their next iteration.
+process (:mod:`lns.core.portfolio_worker`) holds its own model and runs one kind of search
+(:mod:`lns.core.parallel.kinds`: the LNS loop with its own selector, SCIP's or CP-SAT's tree
+search, or Local-MIP) with its own seed (``SeedSequence(seed).spawn(n)``). Every solution a
+worker finds is sent to the main process, checked there once against the original problem by
+the run's :class:`lns.core.incumbent.Incumbent`, and, when it becomes the incumbent, sent to
+the other workers, which take it before their next step.
 
 With ``sync_every=K`` (deterministic mode, as CP-SAT's interleaved search) the workers
 exchange only every ``K`` iterations: each sends its incumbent and waits; the main process
 offers the best one (ties: the lowest worker number) and sends the incumbent back to all. With
 iteration and node limits (and no time limit reached), a seeded run then repeats exactly.
-A complete worker (``complete_worker=True``) runs plain SCIP on the whole problem instead, from
-the shared incumbent; its proof of optimality ends the run.
+Deterministic mode takes LNS workers only: the other kinds' searches are timed.
+
+With an allocation rule (``rule``, :mod:`lns.core.parallel.allocation`) there are more
+workers than ``cores``: worker 0 runs throughout, and the rule gives the other ``cores - 1``
+cores, slice by slice, to the workers whose solutions improve the incumbent; the others wait
+paused. A paused worker gets no incumbents; when it resumes, it gets the newest. A worker
+whose kind cannot run (:class:`lns.core.parallel.kinds.protocol.KindUnavailable`) reports why,
+which is logged once, and leaves its turns to the others.
 
 Processes are started with the ``spawn`` method (forking a process that already runs SCIP,
 HiGHS or threads is unsafe); they import the calling script only when what they are sent
@@ -35,9 +42,12 @@ import time
 import numpy as np
 
 from lns.core.config import LNSConfig
+from lns.core.errors import UnknownNameError
 from lns.core.incumbent import Incumbent
 from lns.core.interrupt import STOP_SIGNALS, active_guard
 from lns.core.loop import stop_state
+from lns.core.parallel.allocation import RULES, Allocation
+from lns.core.parallel.early import EarlyStart
 from lns.core.portfolio_worker import WorkerSpec, worker_main
 from lns.core.problem import Problem
 from lns.core.result import WorkerStats
@@ -61,19 +71,19 @@ ENDS_RUN = (StopReason.OPTIMAL, StopReason.TARGET, StopReason.CALLBACK)
 
 
 class Portfolio:
-    """Worker processes (one per selector, and a complete one) improving one incumbent; use it as
-    a context manager.
+    """Worker processes (LNS workers, one per selector, then workers of other kinds) improving
+    one incumbent; use it as a context manager.
 
     Parameters
     ----------
     problem : Problem
     selectors : list of Selector
-        One per worker (each is pickled into its process). Outside deterministic mode each
+        One per LNS worker (each is pickled into its process). Outside deterministic mode each
         distinct selector is asked to share its statistics between the workers
         (:meth:`lns.core.selection.Selector.share_statistics`): the bandit of
         ``selector="adaptive"`` then learns from every worker's plays.
     make_sub_solver : callable
-        ``(problem, config) -> SubSolver``, called in each worker; it must be picklable (a
+        ``(problem, config) -> SubSolver``, called in each LNS worker; it must be picklable (a
         module-level function or a :func:`functools.partial` of one).
     config : LNSConfig
     seed : int
@@ -83,11 +93,21 @@ class Portfolio:
     started : float
         ``time.perf_counter()`` at which the run started.
     sync_every : int, optional
-        Deterministic mode: exchange every this many iterations only.
-    complete_worker : bool
-        Add a worker that runs plain SCIP on the whole problem
-        (:class:`lns.core.portfolio_worker.CompleteWorker`), the last one; it can prove the
-        incumbent optimal, which ends the run. Not with ``sync_every`` (its solves are timed).
+        Deterministic mode: exchange every this many iterations only (LNS workers only).
+    kinds : list, optional
+        Workers of other kinds after the LNS ones: names of
+        :data:`lns.core.parallel.kinds.KINDS` (``"scip"``, ``"cpsat"``, ``"local_search"``) or
+        :class:`lns.core.parallel.kinds.protocol.KindWorker` subclasses. A ``"scip"`` (or
+        ``"cpsat"``) worker can prove the incumbent optimal, which ends the run.
+    rule : str, optional
+        An allocation rule of :data:`lns.core.parallel.allocation.RULES`: only ``cores``
+        workers run at once, worker 0 throughout, the others by turns.
+    cores : int, optional
+        With ``rule``: the workers running at once (default: all of them).
+    early : bool
+        With ``background_start``: the workers of other kinds than LNS start at once, without
+        an incumbent (:mod:`lns.core.parallel.early`); :meth:`take_early` offers what they
+        found.
 
     Attributes
     ----------
@@ -108,36 +128,26 @@ class Portfolio:
         stop: Stop,
         started: float,
         sync_every: int | None = None,
-        complete_worker: bool = False,
+        kinds: list | tuple = (),
+        rule: str | None = None,
+        cores: int | None = None,
         background_start: bool = False,
+        early: bool = False,
     ):
-        if complete_worker and sync_every is not None:
-            raise ValueError("Portfolio: a complete worker cannot take part in deterministic mode")
+        if (kinds or rule) and sync_every is not None:
+            raise ValueError(
+                "Portfolio: deterministic mode takes LNS workers only (other kinds are timed)"
+            )
         self.context = multiprocessing.get_context("spawn")
         # Asked before the statistics are shared: shared arrays pickle only while spawning.
-        self.needs_main = refers_to_main((selectors, make_sub_solver, stop))
+        self.needs_main = refers_to_main((selectors, make_sub_solver, stop, list(kinds)))
         if sync_every is None:  # shared learning would make deterministic runs differ
             for selector in {id(selector): selector for selector in selectors}.values():
                 selector.share_statistics(self.context)
-        kinds = [(selector, False) for selector in selectors] + [(None, True)] * complete_worker
-        seeds = np.random.SeedSequence(seed).spawn(len(kinds))
-        self.specs = [
-            WorkerSpec(
-                i,
-                problem,
-                selector,
-                make_sub_solver,
-                config,
-                seeds[i],
-                stop,
-                started,
-                os.getpid(),
-                sync_every,
-                complete,
-            )
-            for i, (selector, complete) in enumerate(kinds)
-        ]
+        plan = [(selector, "lns") for selector in selectors] + [(None, kind) for kind in kinds]
+        self.specs = _specs(problem, plan, make_sub_solver, config, seed, stop, started, sync_every)
         self.problem, self.stop, self.sync_every = problem, stop, sync_every
+        self.allocation = _allocation(len(plan), rule, cores)
         self.outbox = self.context.Queue()
         self.inboxes = [self.context.Queue() for _ in self.specs]
         self.processes: list = []
@@ -149,6 +159,14 @@ class Portfolio:
         self._start_error: BaseException | None = None
         self._all_started = threading.Event()
         self._closing = threading.Event()
+        others = [spec.worker for spec in self.specs if spec.kind_name != "lns"]
+        self.early = (
+            EarlyStart(self.outbox, self.inboxes, others)
+            if early and others and background_start
+            else None
+        )
+        self.early_improvements = [0] * len(self.specs)
+        self.early_messages: list = []
 
     def __enter__(self) -> Portfolio:
         self.start()
@@ -177,10 +195,14 @@ class Portfolio:
     def _start_in_background(self) -> None:
         try:
             self._start_processes()
+            if self.early is not None:
+                self.early.begin()
         except BaseException as error:  # raised in the calling thread by _wait_started
             self._start_error = error
         finally:
             self._all_started.set()
+        if self.early is not None and self._start_error is None:
+            self.early.collect(self._closing)
         self._closing.wait()
 
     def _wait_started(self) -> None:
@@ -206,12 +228,29 @@ class Portfolio:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
+    def take_early(self, incumbent: Incumbent, wait: float = 0.0) -> None:
+        """End the early phase: offer the solutions its workers found to ``incumbent`` (each
+        checked there); their other messages wait for :meth:`run`. With no incumbent yet,
+        first wait up to ``wait`` seconds for a worker's solution."""
+        self._wait_started()
+        if self.early is None:
+            return
+        if incumbent.x is None:
+            self.early.wait_found(wait)
+        for message in self.early.end():
+            if message[0] != "found":
+                self.early_messages.append(message)
+                continue
+            worker, x, _, found_at, *_ = message[1:]
+            if incumbent.offer(x, found_at, -1, 0, self.source(worker)):
+                self.early_improvements[worker] += 1
+
     def run(self, incumbent: Incumbent) -> tuple[list, StopReason]:
         """Improve ``incumbent`` (holding a first solution) with the workers until they end.
 
         Returns every worker's records (worker after worker) and the reason the run ended.
         """
-        self._wait_started()
+        self.take_early(incumbent)
         run = _Exchange(self, incumbent)
         reason = run.wait()
         # The others did not prove (or reach) what ended the run: they were stopped.
@@ -252,6 +291,14 @@ class Portfolio:
             channel.close()
             channel.cancel_join_thread()
 
+    def source(self, worker: int, arm: str | None = None) -> str:
+        """The word for the records and progress lines: ``"worker 2/4 (lns/rins)"``,
+        ``"worker 3/4 (cpsat)"``, with the arm of an adaptive selector: ``"worker 2/4
+        (lns/adaptive, arm rins@2)"``."""
+        specs = self.specs
+        name = specs[worker].label if arm is None else f"{specs[worker].label}, arm {arm}"
+        return f"worker {worker}/{len(specs)} ({name})"
+
     def send_all(self, message: tuple) -> None:
         """Put ``message`` in the inbox of every worker still running."""
         for process, inbox in zip(self.processes, self.inboxes, strict=False):
@@ -265,11 +312,23 @@ class _Exchange:
     def __init__(self, portfolio: Portfolio, incumbent: Incumbent):
         self.portfolio, self.incumbent = portfolio, incumbent
         self.live = set(range(len(portfolio.specs)))
-        self.improvements = [0] * len(portfolio.specs)
+        self.improvements = list(portfolio.early_improvements)
         self.pending: dict = {}
         self.finals: dict = {}
         self.reason: StopReason | None = None
-        portfolio.send_all(("start", incumbent.x, incumbent.objective))
+        allocation = portfolio.allocation
+        self.paused = allocation.paused() if allocation is not None else set()
+        early = portfolio.early.workers if portfolio.early is not None else {}
+        for worker, inbox in enumerate(portfolio.inboxes):
+            if worker in early:  # running since the early start: now the allocation holds
+                inbox.put(("incumbent", incumbent.x, incumbent.objective))
+                if worker in self.paused:
+                    inbox.put(("pause",))
+            else:
+                inbox.put(("start", incumbent.x, incumbent.objective, worker not in self.paused))
+        for message in portfolio.early_messages:
+            getattr(self, "_on_" + message[0])(*message[1:])
+        portfolio.early_messages.clear()
 
     def wait(self) -> StopReason:
         """Handle messages until every worker ended, a worker ended the run, or a stop signal."""
@@ -283,6 +342,7 @@ class _Exchange:
             if remaining <= STOP_LEAD and not told:  # their sub-solves end now, not at their limit
                 self.portfolio.send_all(("stop", StopReason.TIME_LIMIT))
                 told = True
+            self._allocate()
             self._next(timeout=0.05 if told else max(0.001, min(0.05, remaining - STOP_LEAD)))
         self._offer_finals()
         return self.reason or self._last_reason()
@@ -303,11 +363,39 @@ class _Exchange:
         getattr(self, "_on_" + message[0])(*message[1:])
         self.portfolio.exchange_time += time.perf_counter() - began
 
-    def _on_found(self, worker, x, objective, found_at, iteration, size, arm) -> None:
+    def _allocate(self) -> None:
+        """Pause and resume the workers as the allocation decides (a resumed one first gets
+        the newest incumbent)."""
+        allocation = self.portfolio.allocation
+        if allocation is None:
+            return
+        pause, resume = allocation.step(time.perf_counter())
+        self._pause_resume(pause, resume)
+
+    def _pause_resume(self, pause: set, resume: set) -> None:
+        self._send(("pause",), pause & self.live)
+        self.paused = (self.paused | pause) - resume
         incumbent = self.incumbent
+        for worker in sorted(resume & self.live):
+            self._send(("incumbent", incumbent.x, incumbent.objective), {worker})
+            self._send(("resume",), {worker})
+
+    def _drop(self, worker: int) -> None:
+        """``worker`` ended: its turns go to the others."""
+        allocation = self.portfolio.allocation
+        if allocation is not None and worker in allocation.candidates:
+            before = set(allocation.holding)
+            allocation.drop(worker)
+            self._pause_resume(set(), set(allocation.holding) - before)
+
+    def _on_found(self, worker, x, objective, found_at, iteration, size, arm) -> None:
+        incumbent, before = self.incumbent, self.incumbent.objective
         if incumbent.offer(x, found_at, iteration, size, self._source(worker, arm)):
             self.improvements[worker] += 1
-            self._send(("incumbent", incumbent.x, incumbent.objective), self.live - {worker})
+            if self.portfolio.allocation is not None:
+                self.portfolio.allocation.credit(worker, _gain(before, incumbent.objective))
+            others = self.live - {worker} - self.paused
+            self._send(("incumbent", incumbent.x, incumbent.objective), others)
         elif self.portfolio.problem.is_better(objective, incumbent.objective, 0.0):
             self._send(("reset", incumbent.x, incumbent.objective), {worker})
 
@@ -315,8 +403,14 @@ class _Exchange:
         self.pending[worker] = (x, objective)
         self._complete_round()
 
+    def _on_unavailable(self, worker, message) -> None:
+        log.warning(
+            "%s: worker %d: %s; the other kinds go on", self.portfolio.problem.name, worker, message
+        )
+
     def _on_done(self, worker, records, stats, x, objective) -> None:
         self.live.discard(worker)
+        self._drop(worker)
         self.portfolio.records[worker] = records
         stats.improvements = self.improvements[worker]
         self.portfolio.workers[worker] = stats
@@ -353,11 +447,7 @@ class _Exchange:
                 self.improvements[worker] += 1
 
     def _source(self, worker: int, arm: str | None = None) -> str:
-        """The word for the records and progress lines: ``"worker 2/4 (rins)"``, with the arm
-        of an adaptive selector: ``"worker 2/4 (adaptive, arm rins@2)"``."""
-        specs = self.portfolio.specs
-        name = specs[worker].name if arm is None else f"{specs[worker].name}, arm {arm}"
-        return f"worker {worker}/{len(specs)} ({name})"
+        return self.portfolio.source(worker, arm)
 
     def _send(self, message: tuple, workers: set) -> None:
         for worker in sorted(workers):
@@ -375,6 +465,7 @@ class _Exchange:
                     process.exitcode,
                 )
                 self.live.discard(worker)
+                self._drop(worker)
                 spec = self.portfolio.specs[worker]
                 self.portfolio.workers[worker] = _unreported(
                     spec, "crashed", self.improvements[worker]
@@ -393,7 +484,45 @@ class _Exchange:
 def _unreported(spec: WorkerSpec, reason: str, improvements: int = 0) -> WorkerStats:
     """The statistics of a worker that did not report (``"crashed"``, or ``"killed"`` when it
     did not end in time after the run); its iterations and times are unknown (0)."""
-    return WorkerStats(spec.worker, spec.name, 0, improvements, 0.0, 0.0, reason)
+    return WorkerStats(spec.worker, spec.name, 0, improvements, 0.0, 0.0, reason, spec.kind_name)
+
+
+def _specs(problem, plan, make_sub_solver, config, seed, stop, started, sync_every) -> list:
+    """The :class:`WorkerSpec` of each ``(selector, kind)`` of ``plan``, with its own seed."""
+    seeds = np.random.SeedSequence(seed).spawn(len(plan))
+    return [
+        WorkerSpec(
+            i,
+            problem,
+            selector,
+            make_sub_solver,
+            config,
+            seeds[i],
+            stop,
+            started,
+            os.getpid(),
+            sync_every,
+            kind,
+        )
+        for i, (selector, kind) in enumerate(plan)
+    ]
+
+
+def _allocation(count: int, rule: str | None, cores: int | None) -> Allocation | None:
+    """The allocation of ``count`` workers to ``cores`` by ``rule`` (``None``: all run)."""
+    if rule is None:
+        return None
+    if rule not in RULES:
+        raise UnknownNameError("allocation rule", rule, tuple(RULES))
+    cores = count if cores is None else max(1, min(cores, count))
+    return Allocation(list(range(1, count)), cores - 1, RULES[rule]())
+
+
+def _gain(before: float | None, after: float | None) -> float:
+    """The relative improvement from objective ``before`` to ``after``."""
+    if before is None or after is None:
+        return 1.0
+    return abs(before - after) / max(abs(before), abs(after), 1e-9)
 
 
 def _time_state(incumbent: Incumbent) -> StopState:

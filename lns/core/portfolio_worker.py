@@ -1,21 +1,13 @@
-"""One worker process of the portfolio (:mod:`lns.core.portfolio`): the LNS loop on its own model
-(:class:`LnsWorker`), or plain SCIP on the whole problem (:class:`CompleteWorker`).
+"""One worker process of the portfolio (:mod:`lns.core.portfolio`): a search of one kind
+(:mod:`lns.core.parallel.kinds`: the LNS loop, SCIP, CP-SAT or Local-MIP) on its own model.
 
-An LNS worker runs :func:`lns.core.loop.run_lns` with its own selector, sub-solver and seed. Its
-incumbent does not check solutions (the main process checks each one once); between two
-iterations the loop's ``exchange`` hook sends the worker's new incumbent to the main process
-and takes the shared incumbent from it. The worker ignores the stop signals (the main process
-catches them and tells the workers to stop), and dies with the main process (Linux:
+:func:`worker_main` builds the worker of the spec's kind, runs it and reports its records and
+statistics; the messages it exchanges with the main process are those of
+:mod:`lns.core.parallel.kinds.protocol`. Its incumbent does not check solutions (the main
+process checks each one once). The worker ignores the stop signals (the main process catches
+them and tells the workers to stop), and dies with the main process (Linux:
 ``PR_SET_PDEATHSIG``), so that no worker outlives a run, even after ``kill -9`` of the main
 process.
-
-Messages, as tuples whose first item names them. To the main process: ``("found", worker, x,
-objective, found_at, iteration, size, arm)`` (``arm``: the adaptive selector's arm, or
-``None``), ``("sync", worker, x, objective)`` (deterministic
-mode, every ``sync_every`` iterations) and ``("done", worker, records, stats, x, objective)``.
-To a worker: ``("start", x, objective)``, ``("incumbent", x, objective)`` (take it if better;
-in deterministic mode always), ``("reset", x, objective)`` (take it: the main process refused
-the worker's own solution) and ``("stop", reason)``.
 """
 
 from __future__ import annotations
@@ -23,28 +15,23 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
-import queue
 import signal
 import sys
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from lns.core.config import LNSConfig
-from lns.core.incumbent import ImprovingOnly, Incumbent
 from lns.core.interrupt import STOP_SIGNALS
-from lns.core.loop import as_status, run_lns, stop_state
+from lns.core.parallel.kinds import worker_class
+from lns.core.parallel.kinds.protocol import KindUnavailable
 from lns.core.problem import Problem
-from lns.core.result import Callback, WorkerStats
+from lns.core.result import WorkerStats
 from lns.core.selection import Selector
 from lns.core.stop import Stop, StopReason
-from lns.core.subsolver import SEED_BOUND
 
-#: Seconds of the complete worker's first solve (each restart doubles them).
-FIRST_SEGMENT = 10.0
 log = logging.getLogger("lns")
 
 #: ``prctl`` option: the signal a process gets when its parent dies (linux/prctl.h).
@@ -55,38 +42,61 @@ PR_SET_PDEATHSIG = 1
 class WorkerSpec:
     """What a worker process is started with (pickled by ``multiprocessing``).
 
-    ``make_sub_solver(problem, config)`` builds the worker's sub-solver; ``seed`` is its
+    ``make_sub_solver(problem, config)`` builds an LNS worker's sub-solver; ``seed`` is its
     :class:`numpy.random.SeedSequence`; ``started`` the run's ``time.perf_counter()`` (a
     system-wide clock on Linux); ``sync_every`` the iterations between two exchanges in
-    deterministic mode (``None``: exchange whenever a solution is found); ``complete`` makes it
-    a :class:`CompleteWorker` (its ``selector`` is then unused).
+    deterministic mode (``None``: exchange whenever a solution is found); ``kind`` the kind of
+    search, a name of :data:`lns.core.parallel.kinds.KINDS` or a
+    :class:`lns.core.parallel.kinds.protocol.KindWorker` subclass (``selector`` and
+    ``make_sub_solver`` serve the ``"lns"`` kind only).
     """
 
     worker: int
     problem: Problem
-    selector: Selector
-    make_sub_solver: Callable
+    selector: Selector | None
+    make_sub_solver: Callable | None
     config: LNSConfig
     seed: np.random.SeedSequence
     stop: Stop
     started: float
     parent: int
     sync_every: int | None = None
-    complete: bool = False
+    kind: Any = "lns"  # a name, or a KindWorker subclass
+
+    @property
+    def kind_name(self) -> str:
+        """The kind's name (``"lns"``, ``"cpsat"``, ...)."""
+        return self.kind if isinstance(self.kind, str) else self.kind.kind
 
     @property
     def name(self) -> str:
-        """Its selector's name, ``"scip"`` for the complete worker."""
-        return "scip" if self.complete else self.selector.name
+        """Its selector's name for an LNS worker, else its kind's."""
+        if self.kind_name == "lns" and self.selector is not None:
+            return self.selector.name
+        return self.kind_name
+
+    @property
+    def label(self) -> str:
+        """What progress lines call it: ``"lns/random"``, ``"cpsat"``, ``"local_search"``."""
+        return f"lns/{self.name}" if self.kind_name == "lns" else self.kind_name
 
 
 def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
-    """The target of a worker process: run the loop, then report its records and statistics."""
+    """The target of a worker process: run the search, then report its records and statistics.
+
+    A kind that cannot run (:class:`KindUnavailable`) reports why and ends at once.
+    """
     detach(spec.parent)
-    worker = (CompleteWorker if spec.complete else LnsWorker)(spec, inbox, outbox)
+    try:
+        worker = worker_class(spec.kind)(spec, inbox, outbox)
+    except KindUnavailable as error:
+        outbox.put(("unavailable", spec.worker, str(error)))
+        stats = WorkerStats(spec.worker, spec.name, 0, 0, 0.0, 0.0, "unavailable", spec.kind_name)
+        outbox.put(("done", spec.worker, [], stats, None, None))
+        return
     records, reason = worker.run()
     if reason is StopReason.INTERRUPTED and worker.told is not None:
-        reason = worker.told  # the main process stopped the sub-solve, e.g. at the time limit
+        reason = worker.told  # the main process stopped the search, e.g. at the time limit
     if spec.sync_every is None:
         worker.share(len(records) - 1)
     stats = WorkerStats(
@@ -94,9 +104,12 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
         spec.name,
         len(records) + worker.solves,
         0,
-        time.perf_counter() - worker.began,
+        worker.held(),
         worker.exchange_time,
         str(reason),
+        spec.kind_name,
+        worker.found,
+        worker.received,
     )
     incumbent = worker.incumbent
     outbox.put(("done", spec.worker, records, stats, incumbent.x, incumbent.objective))
@@ -124,157 +137,3 @@ def die_with_parent(parent: int) -> None:
             log.warning("prctl(PR_SET_PDEATHSIG) failed: %s", os.strerror(ctypes.get_errno()))
     if os.getppid() != parent:
         os._exit(1)
-
-
-class LnsWorker(Callback):
-    """The loop of one worker, with its ``exchange`` hook and the thread that reads its inbox."""
-
-    def __init__(self, spec: WorkerSpec, inbox, outbox):
-        self.spec, self.outbox = spec, outbox
-        self.messages: queue.Queue = queue.Queue()
-        self.exchange_time, self.began = 0.0, time.perf_counter()
-        self.last_size, self.solves = 0, 0
-        self.last_arm: str | None = None
-        problem, config = spec.problem, spec.config
-        self.incumbent = Incumbent(
-            problem,
-            spec.started,
-            ImprovingOnly(config.improvement_tol),
-            config.history_length,
-            check=False,
-        )
-        self.sub_solver = spec.make_sub_solver(problem, config)
-        self.shared: np.ndarray | None = None
-        self.told: StopReason | None = None
-        threading.Thread(target=self._listen, args=(inbox,), daemon=True).start()
-
-    def run(self) -> tuple[list, StopReason]:
-        message = self.messages.get()
-        self.began = time.perf_counter()
-        if message[0] == "stop":
-            return [], message[1]
-        self._adopt(message[1], message[2], -1)
-        return self.search(np.random.default_rng(self.spec.seed))
-
-    def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
-        """Improve the incumbent until a reason to stop: the LNS loop."""
-        spec = self.spec
-        return run_lns(
-            spec.problem,
-            spec.selector,
-            self.sub_solver,
-            self.incumbent,
-            config=spec.config,
-            rng=rng,
-            stop=spec.stop,
-            callbacks=[self],
-            exchange=self.exchange,
-        )
-
-    def _listen(self, inbox) -> None:
-        """Pass the main process's messages on; a stop also ends the sub-solve in progress."""
-        while True:
-            message = inbox.get()
-            self.messages.put(message)
-            if message[0] == "stop":
-                self.told = message[1]
-                self.sub_solver.stop()
-                return
-
-    def on_selection(self, state, size, neighborhood) -> None:
-        self.last_arm = neighborhood.info.get("arm")
-
-    def on_iteration(self, record) -> None:
-        self.last_size = record.neighborhood_size
-
-    def exchange(self, iterations: int) -> StopReason | None:
-        """The loop's hook: share and take solutions; a reason to stop, or ``None``."""
-        began = time.perf_counter()
-        try:
-            if self.spec.sync_every is None:
-                self.share(iterations - 1)
-                return self._receive(block=False)
-            if iterations and iterations % self.spec.sync_every == 0:
-                self.outbox.put(
-                    ("sync", self.spec.worker, self.incumbent.x, self.incumbent.objective)
-                )
-                return self._receive(block=True)
-            return None
-        finally:
-            self.exchange_time += time.perf_counter() - began
-
-    def share(self, iteration: int) -> None:
-        """Send the incumbent to the main process if it is this worker's own new one."""
-        incumbent = self.incumbent
-        if incumbent.x is not self.shared:
-            self.outbox.put(
-                (
-                    "found",
-                    self.spec.worker,
-                    incumbent.x,
-                    incumbent.objective,
-                    incumbent.improved_at,
-                    iteration,
-                    self.last_size,
-                    self.last_arm,
-                )
-            )
-            self.shared = incumbent.x
-
-    def _receive(self, block: bool) -> StopReason | None:
-        """Take the messages waiting (with ``block``: wait for one); a stop's reason or ``None``."""
-        try:
-            while True:
-                message = self.messages.get(block=block)
-                block = False
-                kind = message[0]
-                if kind == "stop":
-                    return message[1]
-                better = self.spec.problem.is_better(message[2], self.incumbent.objective, 0.0)
-                if better or kind == "reset" or self.spec.sync_every is not None:
-                    self._adopt(message[1], message[2], -1)
-        except queue.Empty:
-            return None
-
-    def _adopt(self, x: np.ndarray, objective: float, iteration: int) -> None:
-        self.incumbent.adopt(x, objective, iteration)
-        self.shared = self.incumbent.x
-
-
-class CompleteWorker(LnsWorker):
-    """Plain SCIP on the whole problem, restarted from the newest shared incumbent.
-
-    Each solve starts from the shared incumbent, which is also its cutoff, and runs for
-    :data:`FIRST_SEGMENT` seconds, twice as long as the one before after each restart (so at
-    most about half of its time is spent repeating work that a restart discards). Its solutions
-    are sent to the main process as SCIP finds them. When a solve ends proven (optimal, or
-    infeasible under the cutoff), the incumbent is optimal: the worker ends with
-    ``StopReason.OPTIMAL``, which ends the run. Records are not kept; ``iterations`` in its
-    statistics counts its solves.
-    """
-
-    def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
-        segment = FIRST_SEGMENT
-        while True:
-            reason = self._receive(block=False)
-            time_left = self.spec.stop.remaining(stop_state(self.incumbent, 0))
-            if reason is not None or time_left <= 0:
-                return [], reason or StopReason.TIME_LIMIT
-            outcome = self.sub_solver.solve(
-                time_limit=min(segment, time_left),
-                seed=int(rng.integers(SEED_BOUND)),
-                start=self.incumbent.x,
-                on_found=self._found,
-            )
-            self.solves += 1
-            status = as_status(outcome.status)
-            if status.proven:
-                return [], StopReason.OPTIMAL
-            if not status.usable_after:
-                return [], StopReason.SUB_SOLVER_ABANDONED
-            segment *= 2
-
-    def _found(self, found) -> None:
-        """A solution of SCIP's (from its thread): to the incumbent and on to the main process."""
-        if self.incumbent.offer(found.x, found.time, -1, 0, "scip"):
-            self.share(-1)

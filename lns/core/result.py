@@ -91,18 +91,27 @@ class WorkerStats:
     worker : int
         Its number, from 0.
     selector : str
-        Its selector's name (``"scip"`` for the complete worker).
+        Its selector's name for an LNS worker, else its kind's.
     iterations : int
+        LNS iterations, or the whole-problem solves (Local-MIP slices) of another kind.
     improvements : int
         Its solutions that became the shared incumbent.
     time : float
-        Seconds it ran, from its start message to its end.
+        Seconds it held a core: from its start message to its end, less the time it was
+        paused (its core given to another kind, :mod:`lns.core.parallel.allocation`).
     exchange_time : float
         Seconds of those spent sending and taking solutions (and, in deterministic mode,
         waiting for the others at each exchange).
     stop_reason : str
         Why it ended (``"crashed"`` when its process died, ``"killed"`` when it did not report
-        in time after the run ended).
+        in time after the run ended, ``"unavailable"`` when its kind cannot run here).
+    kind : str
+        Its kind of search: ``"lns"``, ``"scip"``, ``"cpsat"`` or ``"local_search"``
+        (:mod:`lns.core.parallel.kinds`).
+    found : int
+        Solutions it sent to the main process.
+    received : int
+        Shared incumbents, found by other workers, that it took.
     """
 
     worker: int
@@ -112,6 +121,14 @@ class WorkerStats:
     time: float
     exchange_time: float
     stop_reason: str
+    kind: str = "lns"
+    found: int = 0
+    received: int = 0
+
+    @property
+    def improvements_per_second(self) -> float:
+        """Its improvements of the shared incumbent per second it held a core."""
+        return self.improvements / self.time if self.time > 0 else 0.0
 
 
 class Callback:
@@ -171,6 +188,10 @@ class Result:
         Per worker of a portfolio run (``workers >= 2``); empty for a sequential run, whose
         ``iterations`` are those of its one loop. In a portfolio run ``iterations`` holds
         every worker's records, worker after worker.
+    found_by : str or None
+        What found the best solution: ``"initial"``, ``"user"``, ``"subsolve"``, ``"cpsat"``,
+        ``"localmip"``, or in a portfolio run the worker's kind (``"lns/random"``,
+        ``"cpsat"``, ``"local_search"``, ``"scip"``).
     """
 
     instance: str
@@ -191,6 +212,7 @@ class Result:
     problem: Problem | None = field(default=None, repr=False)
     sub_solver: str | None = None
     workers: list = field(default_factory=list)
+    found_by: str | None = None
 
     @property
     def solution(self) -> dict | None:
@@ -273,6 +295,15 @@ def build_result(
         dual_bound=dual_bound,
         solver_time=solver_time,
         problem=problem,
+        found_by=_finder(incumbent.found_by),
         sub_solver=sub_solver,
         workers=list(workers or []),
     )
+
+
+def _finder(source: str | None) -> str | None:
+    """The kind in a portfolio's source (``"worker 2/4 (lns/rins, arm rins@2)"``:
+    ``"lns/rins"``), or the source as it is."""
+    if source is None or not source.startswith("worker "):
+        return source
+    return source.partition("(")[2].rstrip(")").partition(",")[0]

@@ -1,0 +1,144 @@
+"""How the cores of an ``auto`` portfolio go to the kinds of search: by measured improvement.
+
+The ``auto`` portfolio on ``n`` cores starts more workers than cores (``n`` LNS workers and one
+of each other kind available) and keeps ``n`` of them running: worker 0 (LNS) always, the
+other ``n - 1`` cores (the *slots*) each given to one of the other workers for a slice of
+:data:`SLICE` seconds, the rest paused (:mod:`lns.core.parallel.kinds.protocol`). At the end of
+each slice a rule decides who holds each slot next, from what each worker earned: the
+relative improvements of the shared incumbent that its solutions brought (``|f_old - f_new| /
+max(|f_old|, |f_new|)``), per second it held a slot.
+
+- :class:`StayRule` (``"stay"``): a worker that improved the incumbent during its slice keeps
+  its slot; one that did not passes it to the next paused worker in turn (a rotation that
+  stays with what improves).
+- :class:`RateRule` (``"rate"``): each slot goes to the worker with the highest improvement per
+  second held (both sums decayed by :data:`DECAY` each slice, so that what a worker did lately
+  counts most), a worker not yet tried first; every :data:`EXPLORE`-th decision a slot goes
+  to the worker that waited longest instead.
+
+``benchmarks/results/portfolio_kinds.md`` compares the two; :data:`DEFAULT_RULE` is the one with
+the lower shifted geometric mean primal integral there.
+"""
+
+from __future__ import annotations
+
+import time
+
+#: Seconds a worker holds a slot before the rule decides again.
+SLICE = 5.0
+#: Weight of a slice's earnings against the next one's (:class:`RateRule`).
+DECAY = 0.7
+#: Every this many decisions, :class:`RateRule` gives a slot to the worker that waited longest.
+EXPLORE = 4
+
+
+class Allocation:
+    """Which workers hold a core; asked by the main process as the run goes.
+
+    Parameters
+    ----------
+    candidates : list of int
+        The workers that take turns in the slots (every worker but the always-running ones).
+    slots : int
+        Cores shared among ``candidates``.
+    rule : StayRule or RateRule
+    slice_seconds : float, optional
+        Default: :data:`SLICE`.
+
+    Attributes
+    ----------
+    holding : list of int
+        The worker in each slot.
+    """
+
+    def __init__(self, candidates: list[int], slots: int, rule, slice_seconds: float | None = None):
+        self.candidates, self.rule = list(candidates), rule
+        self.slice_seconds = SLICE if slice_seconds is None else slice_seconds
+        self.holding = self.candidates[: max(0, min(slots, len(self.candidates)))]
+        self.earned = dict.fromkeys(self.candidates, 0.0)
+        self.held = dict.fromkeys(self.candidates, 0.0)
+        self.last_held = dict.fromkeys(self.candidates, -1.0)
+        self.slice_gain = dict.fromkeys(self.candidates, 0.0)
+        self.decisions = 0
+        self.since = time.perf_counter()
+
+    def paused(self) -> set[int]:
+        """The candidates that do not hold a slot now."""
+        return set(self.candidates) - set(self.holding)
+
+    def credit(self, worker: int, gain: float) -> None:
+        """``worker`` brought a relative improvement ``gain`` of the shared incumbent."""
+        if worker in self.slice_gain:
+            self.slice_gain[worker] += gain
+
+    def drop(self, worker: int) -> None:
+        """``worker`` ended (or cannot run): it takes no more turns."""
+        if worker in self.candidates:
+            self.candidates.remove(worker)
+            if worker in self.holding:
+                self.holding.remove(worker)
+                self.holding += [w for w in self.waiting() if w not in self.holding][:1]
+
+    def step(self, now: float) -> tuple[set[int], set[int]]:
+        """At the end of a slice, the rule's decision: the workers to pause and to resume."""
+        if now - self.since < self.slice_seconds or not self.candidates:
+            return set(), set()
+        seconds = now - self.since
+        for worker in self.candidates:
+            self.earned[worker] = self.earned[worker] * DECAY + self.slice_gain[worker]
+            self.held[worker] *= DECAY
+        for worker in self.holding:
+            self.held[worker] += seconds
+            self.last_held[worker] = now
+        before = list(self.holding)
+        self.holding = self.rule.choose(self, before)
+        self.decisions += 1
+        self.slice_gain = dict.fromkeys(self.candidates, 0.0)
+        self.since = now
+        return set(before) - set(self.holding), set(self.holding) - set(before)
+
+    def waiting(self) -> list[int]:
+        """The candidates without a slot, the longest waiting first."""
+        return sorted(self.paused(), key=lambda w: (self.last_held[w], w))
+
+
+class StayRule:
+    """A slot's worker keeps it after a slice in which it improved the incumbent; else the
+    slot goes to the worker that waited longest."""
+
+    name = "stay"
+
+    def choose(self, allocation: Allocation, holding: list[int]) -> list[int]:
+        waiting = allocation.waiting()
+        chosen = []
+        for worker in holding:
+            if allocation.slice_gain[worker] > 0 or not waiting:
+                chosen.append(worker)
+            else:
+                chosen.append(waiting.pop(0))
+                waiting.append(worker)
+        return chosen
+
+
+class RateRule:
+    """Each slot to the best improvement per second held (untried workers first), except every
+    :data:`EXPLORE`-th decision, when one slot goes to the worker that waited longest."""
+
+    name = "rate"
+
+    def choose(self, allocation: Allocation, holding: list[int]) -> list[int]:
+        def rate(worker: int) -> float:
+            held = allocation.held[worker]
+            return float("inf") if held == 0 else allocation.earned[worker] / held
+
+        ranked = sorted(allocation.candidates, key=lambda w: (-rate(w), w))
+        chosen = ranked[: len(holding)]
+        waiting = [w for w in allocation.waiting() if w not in chosen]
+        if allocation.decisions % EXPLORE == EXPLORE - 1 and waiting and chosen:
+            chosen[-1] = waiting[0]
+        return chosen
+
+
+RULES = {"stay": StayRule, "rate": RateRule}
+#: The rule of ``portfolio="auto"``.
+DEFAULT_RULE = "rate"

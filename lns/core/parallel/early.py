@@ -1,0 +1,82 @@
+"""The portfolio's workers of other kinds search before a first solution exists.
+
+The LNS workers need an incumbent; CP-SAT, Local-MIP and SCIP do not. While the main process
+looks for the first solution (:mod:`lns.core.start`), :class:`EarlyStart` starts those
+workers without one and collects what they send. Their first solution ends the main
+process's start search (``on_found``, the start solver's ``stop``): the solutions are
+checked and offered to the incumbent (:meth:`EarlyStart.offer`) before the LNS workers
+start, and the other messages are handed to the exchange that follows.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+from lns.core.interrupt import active_guard
+
+
+class EarlyStart:
+    """The early phase of a portfolio: the workers in ``workers`` search from no solution.
+
+    Parameters
+    ----------
+    outbox : multiprocessing.Queue
+        The workers' messages to the main process.
+    inboxes : list of multiprocessing.Queue
+    workers : list of int
+        The workers that start early (all of them running: the LNS workers wait meanwhile,
+        so the allocation of :mod:`lns.core.parallel.allocation` holds from the exchange on).
+
+    Attributes
+    ----------
+    on_found : callable or None
+        Called (from the collecting thread) when a worker sends a solution.
+    messages : list
+        What the workers sent, in order, until :meth:`end`.
+    """
+
+    def __init__(self, outbox, inboxes: list, workers: list):
+        self.outbox, self.inboxes, self.workers = outbox, inboxes, list(workers)
+        self.on_found: Callable[[], object] | None = None
+        self.messages: list = []
+        self.found = threading.Event()
+        self._ending = threading.Event()
+        self._ended = threading.Event()
+
+    def begin(self) -> None:
+        """Start the workers without an incumbent."""
+        for worker in self.workers:
+            self.inboxes[worker].put(("start", None, None, True))
+
+    def collect(self, closing: threading.Event) -> None:
+        """Keep the workers' messages until :meth:`end` (or ``closing``); run in a thread."""
+        try:
+            while not (self._ending.is_set() or closing.is_set()):
+                try:
+                    message = self.outbox.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                self.messages.append(message)
+                if message[0] == "found":
+                    self.found.set()
+                    if self.on_found is not None:
+                        self.on_found()
+        finally:
+            self._ended.set()
+
+    def wait_found(self, seconds: float) -> None:
+        """Wait until a worker sent a solution, ``seconds`` pass, or a stop signal came."""
+        guard, deadline = active_guard(), time.perf_counter() + seconds
+        while not self.found.wait(min(0.05, max(0.0, deadline - time.perf_counter()))):
+            if time.perf_counter() >= deadline or (guard is not None and guard.requested):
+                return
+
+    def end(self) -> list:
+        """Stop collecting; the messages kept (once: later calls return nothing)."""
+        self._ending.set()
+        self._ended.wait()
+        messages, self.messages = self.messages, []
+        return messages

@@ -1,0 +1,59 @@
+"""The ``lns`` worker kind: the LNS loop with the worker's own selector, sub-solver and seed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lns.core.loop import run_lns
+from lns.core.parallel.kinds.protocol import KindWorker
+from lns.core.result import Callback
+from lns.core.stop import StopReason
+
+
+class LnsWorker(KindWorker, Callback):
+    """:func:`lns.core.loop.run_lns` on the worker's own model; between two iterations the
+    loop's ``exchange`` hook sends the worker's new incumbent and takes the shared one (in
+    deterministic mode every ``sync_every`` iterations only, waiting for the others)."""
+
+    kind = "lns"
+
+    def prepare(self) -> None:
+        make_sub_solver = self.spec.make_sub_solver
+        assert make_sub_solver is not None, "an LNS worker's spec has a sub-solver"
+        self.sub_solver = make_sub_solver(self.spec.problem, self.spec.config)
+
+    def interrupt(self) -> None:
+        if self.told is not None:  # a pause waits for the iteration's end
+            self.sub_solver.stop()
+
+    def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
+        spec = self.spec
+        assert spec.selector is not None, "an LNS worker's spec has a selector"
+        return run_lns(
+            spec.problem,
+            spec.selector,
+            self.sub_solver,
+            self.incumbent,
+            config=spec.config,
+            rng=rng,
+            stop=spec.stop,
+            callbacks=[self],
+            exchange=self.exchange,
+        )
+
+    def on_selection(self, state, size, neighborhood) -> None:
+        self.last_arm = neighborhood.info.get("arm")
+
+    def on_iteration(self, record) -> None:
+        self.last_size = record.neighborhood_size
+
+    def exchange(self, iterations: int) -> StopReason | None:
+        """The loop's hook: share and take solutions; a reason to stop, or ``None``."""
+        spec = self.spec
+        if spec.sync_every is None:
+            self.share(iterations - 1)
+            return self.take()
+        if iterations and iterations % spec.sync_every == 0:
+            self.outbox.put(("sync", spec.worker, self.incumbent.x, self.incumbent.objective))
+            return self.take(block=True)
+        return None

@@ -1,0 +1,184 @@
+"""What every worker kind of the portfolio shares: the messages, the shared incumbent, pausing.
+
+A worker kind is a subclass of :class:`KindWorker` in a module of its own
+(:mod:`lns.core.parallel.kinds`) that implements :meth:`KindWorker.search`: improve
+``self.incumbent`` until a reason to stop, calling :meth:`KindWorker.share` whenever it holds a
+new solution of its own (which goes to the main process, where it is checked once against the
+original problem) and :meth:`KindWorker.take` between two steps of its search (which takes the
+shared incumbent and waits while the worker is paused). It may implement :meth:`KindWorker.prepare`
+(build its model in the worker process; raise :class:`KindUnavailable` when the kind cannot
+run on this problem or here) and :meth:`KindWorker.interrupt` (end the step in progress at
+once: a stop or a pause arrived).
+
+Messages to a worker, as tuples whose first item names them: ``("start", x, objective,
+active)``, ``("incumbent", x, objective)`` (take it if better; in deterministic mode always),
+``("reset", x, objective)`` (take it: the main process refused the worker's own solution),
+``("pause",)``, ``("resume",)`` (the allocation of :mod:`lns.core.parallel.allocation` gives
+the worker's core to another kind, or back) and ``("stop", reason)``. To the main process:
+``("found", worker, x, objective, found_at, iteration, size, arm)``, ``("sync", worker, x,
+objective)`` (deterministic mode) and ``("done", worker, records, stats, x, objective)``.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lns.core.errors import UnsupportedProblemError
+from lns.core.incumbent import ImprovingOnly, Incumbent
+from lns.core.stop import StopReason
+
+if TYPE_CHECKING:
+    from lns.core.portfolio_worker import WorkerSpec
+
+
+class KindUnavailable(UnsupportedProblemError):
+    """A worker kind cannot run: its package is missing, or the problem is outside what it
+    solves (a model OR-Tools cannot read). The message is one line saying why."""
+
+
+class KindWorker:
+    """One worker process's search and its side of the exchange with the main process.
+
+    Parameters
+    ----------
+    spec : WorkerSpec
+        What the worker was started with (its problem, seed, stop rule, ...).
+    inbox, outbox : multiprocessing.Queue
+        Messages from and to the main process.
+
+    Attributes
+    ----------
+    kind : str
+        The kind's name (``"lns"``, ``"scip"``, ``"cpsat"``, ``"local_search"``).
+    incumbent : Incumbent
+        The worker's incumbent; it does not check solutions (the main process does).
+    solves, found, received : int
+        Whole-problem solves (or slices) run, solutions sent to the main process and shared
+        incumbents taken from it.
+    paused_time : float
+        Seconds the worker waited paused, its core given to another worker.
+    """
+
+    kind = ""
+
+    def __init__(self, spec: WorkerSpec, inbox, outbox):
+        self.spec, self.outbox = spec, outbox
+        self.messages: queue.Queue = queue.Queue()
+        self.exchange_time, self.began, self.paused_time = 0.0, time.perf_counter(), 0.0
+        self.solves = self.found = self.received = 0
+        self.last_size, self.last_arm = 0, None
+        config = spec.config
+        self.incumbent = Incumbent(
+            spec.problem,
+            spec.started,
+            ImprovingOnly(config.improvement_tol),
+            config.history_length,
+            check=False,
+        )
+        self.shared: np.ndarray | None = None
+        self.told: StopReason | None = None
+        self.running = threading.Event()
+        self.running.set()
+        self.prepare()
+        threading.Thread(target=self._listen, args=(inbox,), daemon=True).start()
+
+    def prepare(self) -> None:
+        """Build what the search needs, in the worker process (before the start message)."""
+
+    def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
+        """Improve the incumbent until a reason to stop; the records (LNS iterations, or
+        ``[]``) and the reason."""
+        raise NotImplementedError
+
+    def interrupt(self) -> None:
+        """End the step in progress now (called from the listening thread on a stop or pause)."""
+
+    def run(self) -> tuple[list, StopReason]:
+        """Wait for the start, take its incumbent, then :meth:`search`."""
+        message = self.messages.get()
+        self.began = time.perf_counter()
+        if message[0] == "stop":
+            return [], message[1]
+        if message[1] is not None:  # else an early start (lns.core.parallel.early)
+            self._adopt(message[1], message[2], -1)
+        if not message[3]:
+            self.running.clear()
+        return self.search(np.random.default_rng(self.spec.seed))
+
+    def _listen(self, inbox) -> None:
+        """Pass the main process's messages on; a stop or pause also ends the step in progress."""
+        while True:
+            message = inbox.get()
+            kind = message[0]
+            if kind == "pause":
+                self.running.clear()
+                self.interrupt()
+            elif kind == "resume":
+                self.running.set()
+            else:
+                self.messages.put(message)
+            if kind == "stop":
+                self.told = message[1]
+                self.running.set()
+                self.interrupt()
+                return
+
+    def share(self, iteration: int) -> None:
+        """Send the incumbent to the main process if it is this worker's own new one."""
+        incumbent = self.incumbent
+        if incumbent.x is not self.shared:
+            self.outbox.put(
+                (
+                    "found",
+                    self.spec.worker,
+                    incumbent.x,
+                    incumbent.objective,
+                    incumbent.improved_at,
+                    iteration,
+                    self.last_size,
+                    self.last_arm,
+                )
+            )
+            self.shared = incumbent.x
+            self.found += 1
+
+    def take(self, block: bool = False) -> StopReason | None:
+        """Wait while paused, then take the messages waiting (with ``block``: wait for one);
+        the reason of a stop, or ``None``."""
+        if not self.running.is_set():
+            paused = time.perf_counter()
+            self.running.wait()
+            self.paused_time += time.perf_counter() - paused
+        began = time.perf_counter()
+        try:
+            return self._receive(block)
+        finally:
+            self.exchange_time += time.perf_counter() - began
+
+    def _receive(self, block: bool) -> StopReason | None:
+        try:
+            while True:
+                message = self.messages.get(block=block)
+                block = False
+                kind = message[0]
+                if kind == "stop":
+                    return message[1]
+                better = self.spec.problem.is_better(message[2], self.incumbent.objective, 0.0)
+                if better or kind == "reset" or self.spec.sync_every is not None:
+                    self.received += better
+                    self._adopt(message[1], message[2], -1)
+        except queue.Empty:
+            return None
+
+    def _adopt(self, x: np.ndarray, objective: float, iteration: int) -> None:
+        self.incumbent.adopt(x, objective, iteration)
+        self.shared = self.incumbent.x
+
+    def held(self) -> float:
+        """Seconds since the start, less those paused."""
+        return time.perf_counter() - self.began - self.paused_time

@@ -1,0 +1,303 @@
+"""The portfolio's worker kinds: each finds solutions and takes the shared one (the contract,
+run in-process for every kind), the main process checks what they send, a missing Local-MIP
+leaves the others working, and the allocation moves cores to what improves."""
+
+import functools
+import logging
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import lns.core.parallel.allocation as allocation
+import lns.core.parallel.kinds.local_search as local_search
+from helpers import knapsack, miplib, mixed_problem
+from lns import solve
+from lns.api import named_sub_solver
+from lns.bench import expand_methods
+from lns.core.config import LNSConfig
+from lns.core.incumbent import Incumbent
+from lns.core.parallel.allocation import Allocation, RateRule, StayRule
+from lns.core.parallel.kinds import KINDS, worker_class
+from lns.core.parallel.kinds.protocol import KindUnavailable, KindWorker
+from lns.core.portfolio import Portfolio
+from lns.core.portfolio_worker import WorkerSpec
+from lns.core.problem import read_problem
+from lns.core.selection import Neighborhood, Selector
+from lns.core.stop import MaxRuntime, StopReason
+from lns.core.subsolver import SolveOutcome, SolveStatus
+from test_signals import assert_best_solution_written, start, stop, wait_for
+
+SCIP = functools.partial(named_sub_solver, "scip")
+OPTIMUM = np.array([1.0, 1.0, 0.0, 0.0])  # the knapsack's, objective 23
+
+
+class FirstHalf(Selector):
+    """Frees the first half of the integer variables, then nothing."""
+
+    name = "first_half"
+
+    def __call__(self, state, size, rng):
+        integers = state.problem.integer_indices
+        free = integers[: len(integers) // 2] if state.iteration == 0 else integers[:0]
+        return Neighborhood(free=free)
+
+
+class FreesNothing(Selector):
+    name = "frees_nothing"
+
+    def __call__(self, state, size, rng):
+        return Neighborhood(free=state.problem.integer_indices[:0])
+
+
+def in_process(kind: str, seconds: float, problem=None):
+    """A worker of ``kind`` in this process (its queues plain ones), and its queues."""
+    problem = problem or knapsack()
+    spec = WorkerSpec(
+        0,
+        problem,
+        FirstHalf() if kind == "lns" else None,
+        SCIP,
+        LNSConfig(),
+        np.random.SeedSequence(0),
+        MaxRuntime(seconds),
+        time.perf_counter(),
+        os.getppid(),
+        None,
+        kind,
+    )
+    inbox, outbox = queue.Queue(), queue.Queue()
+    return worker_class(kind)(spec, inbox, outbox), inbox, outbox
+
+
+def run_in_thread(worker):
+    ended: dict = {}
+    thread = threading.Thread(target=lambda: ended.update(result=worker.run()), daemon=True)
+    thread.start()
+    return thread, ended
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_finds_a_solution_and_sends_it(kind):
+    worker, inbox, outbox = in_process(kind, seconds=20)
+    problem = worker.spec.problem
+    inbox.put(("start", np.zeros(4), 0.0, True))
+    thread, _ = run_in_thread(worker)
+    message = outbox.get(timeout=20)
+    assert message[0] == "found" and message[3] > 0
+    assert problem.check(message[2]).feasible
+    inbox.put(("stop", StopReason.TIME_LIMIT))
+    thread.join(10)
+    assert not thread.is_alive() and worker.found >= 1
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_takes_the_shared_incumbent(kind):
+    worker, inbox, _ = in_process(kind, seconds=2)
+    inbox.put(("start", np.zeros(4), 0.0, True))
+    inbox.put(("incumbent", OPTIMUM, 23.0))  # waiting before the search's first step
+    thread, ended = run_in_thread(worker)
+    thread.join(20)
+    assert not thread.is_alive()
+    assert worker.received == 1 and worker.incumbent.objective == 23
+    assert ended["result"][1] in (StopReason.TIME_LIMIT, StopReason.OPTIMAL)
+
+
+def test_a_paused_worker_waits_and_a_stop_ends_it():
+    worker, inbox, outbox = in_process("local_search", seconds=30)
+    inbox.put(("start", np.zeros(4), 0.0, False))  # paused from the start
+    thread, ended = run_in_thread(worker)
+    with pytest.raises(queue.Empty):
+        outbox.get(timeout=1.0)  # paused: it searches nothing
+    inbox.put(("resume",))
+    assert outbox.get(timeout=20)[0] == "found"
+    inbox.put(("pause",))
+    inbox.put(("stop", StopReason.TIME_LIMIT))
+    thread.join(10)
+    assert not thread.is_alive() and ended["result"][1] is StopReason.TIME_LIMIT
+
+
+class Liar(KindWorker):
+    """Sends the all-ones knapsack (objective 38, over capacity) as its solution."""
+
+    kind = "liar"
+
+    def search(self, rng):
+        self.incumbent.adopt(np.ones(4), 38.0, -1)
+        self.share(-1)
+        return [], StopReason.TIME_LIMIT
+
+
+def test_a_better_but_infeasible_solution_of_a_kind_is_refused():
+    problem = knapsack()
+    incumbent = Incumbent(problem, time.perf_counter())
+    assert incumbent.offer(np.zeros(4), time.perf_counter(), -1, 0, "initial")
+    with Portfolio(
+        problem,
+        [FreesNothing()],
+        SCIP,
+        config=LNSConfig(),
+        seed=0,
+        stop=MaxRuntime(5),
+        started=incumbent.started,
+        kinds=[Liar],
+    ) as portfolio:
+        portfolio.run(incumbent)
+    assert incumbent.objective == 0 and problem.check(incumbent.x).feasible
+    liar = portfolio.workers[1]
+    assert liar.kind == "liar" and liar.found == 1 and liar.improvements == 0
+
+
+def test_a_cpsat_solution_is_checked_in_the_original_problem(caplog):
+    from lns.core.cpsat_subsolver import CpSatSubSolver
+
+    problem = knapsack()
+    solver = CpSatSubSolver(problem)
+    # CP-SAT's model, loosened: the capacity row admits everything.
+    domain = solver.built.model.proto.constraints[0].linear.domain
+    domain[0], domain[1] = -(2**40), 2**40
+    found = []
+    outcome = solver.solve(time_limit=10, seed=0, start=np.zeros(4), on_found=found.append)
+    assert all(problem.check(f.x).feasible for f in found)
+    assert outcome.best is None or problem.objective_value(outcome.best.x) <= 23
+    assert "rejected a CP-SAT solution that violates the problem" in caplog.text
+
+
+def test_a_missing_localmip_leaves_the_other_kinds_working(monkeypatch, caplog):
+    monkeypatch.setattr(local_search, "MODULE", "localmip_py_not_installed")
+    with pytest.raises(KindUnavailable, match="localmip package is not installed"):
+        in_process("local_search", seconds=1)
+    with caplog.at_level(logging.WARNING, logger="lns"):
+        result = solve(
+            knapsack(),
+            FreesNothing(),
+            portfolio={"lns": 1, "local_search": 1},
+            time_limit=30,
+            start="first",
+            iteration_limit=3,
+        )
+    assert result.feasibility.feasible and [w.kind for w in result.workers] == ["lns", "lns"]
+    assert "local_search: the localmip package is not installed" in caplog.text
+    with pytest.raises(KindUnavailable, match="not installed"):
+        solve(knapsack(), method="localmip", time_limit=5)
+
+
+def test_kill_9_of_a_worker_of_each_kind_loses_nothing_and_leaves_no_process():
+    problem = read_problem(miplib("p0201"))
+    incumbent = Incumbent(problem, time.perf_counter())
+    start = solve(problem, start="first", iteration_limit=1, seed=0).x
+    assert incumbent.offer(start, time.perf_counter(), -1, 0, "initial")
+    with Portfolio(
+        problem,
+        [FirstHalf()],
+        SCIP,
+        config=LNSConfig(),
+        seed=0,
+        stop=MaxRuntime(6),
+        started=incumbent.started,
+        kinds=["scip", "cpsat", "local_search"],
+    ) as portfolio:
+        victims = [process.pid for process in portfolio.processes[1:]]
+        killers = [threading.Timer(1.5, os.kill, (pid, signal.SIGKILL)) for pid in victims]
+        for killer in killers:
+            killer.start()
+        portfolio.run(incumbent)
+        for killer in killers:
+            killer.join()
+    reasons = [w.stop_reason for w in portfolio.workers]
+    assert reasons[1:] == ["crashed"] * 3 or StopReason.OPTIMAL.value in reasons
+    assert problem.check(incumbent.x).feasible
+    assert problem.objective_value(incumbent.x) <= problem.objective_value(start)
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.parametrize("rule", [StayRule(), RateRule()], ids=lambda r: r.name)
+def test_the_allocation_moves_time_to_the_only_kind_that_improves(rule):
+    allocation = Allocation([1, 2, 3, 4], slots=1, rule=rule, slice_seconds=1.0)
+    held = dict.fromkeys([1, 2, 3, 4], 0)
+    now = allocation.since
+    for _ in range(40):
+        (worker,) = allocation.holding
+        held[worker] += 1
+        if worker == 3:  # only worker 3 improves, a little in every slice it holds the core
+            allocation.credit(3, 0.01)
+        now += 1.0
+        allocation.step(now)
+    assert held[3] >= 24, held  # a uniform rotation gives it 10 (RateRule explores 1 in 4)
+
+
+def test_an_auto_portfolio_pauses_and_stops_every_worker_at_the_time_limit(monkeypatch):
+    monkeypatch.setattr(allocation, "SLICE", 1.0)  # several decisions within the run
+    result = solve(miplib("air05"), workers=2, portfolio="auto", time_limit=8, seed=0)
+    assert [w.kind for w in result.workers] == ["lns", "lns", "cpsat", "local_search", "scip"]
+    assert result.feasibility.feasible and result.stop_reason == "time_limit"
+    # every worker, paused or not, took the stop and reported (none was killed)
+    assert all(w.stop_reason == "time_limit" for w in result.workers), result.workers
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        dict(workers=2, portfolio={"lns": 1, "cpsat": 2}),
+        dict(portfolio={"cpsat": 1}),
+        dict(portfolio={"lns": 1, "gurobi": 1}),
+        dict(portfolio="everything"),
+        dict(workers=2, portfolio="auto", deterministic=True),
+    ],
+)
+def test_invalid_portfolios_are_refused(arguments):
+    with pytest.raises(ValueError, match="portfolio"):
+        solve(knapsack(), **arguments)
+
+
+def test_lns_bench_names_the_new_methods():
+    assert expand_methods(["localmip", "auto@2", "auto_rate@2"]) == [
+        "localmip",
+        "auto@2",
+        "auto_rate@2",
+    ]
+    assert "localmip" in expand_methods("all") and "auto" not in expand_methods("all")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_stop_signal_to_a_portfolio_of_every_kind_writes_the_solution(signum, tmp_path):
+    mix = "portfolio={lns: 1, scip: 1, cpsat: 1, local_search: 1}"
+    process = start(tmp_path, "instance=air05", "time_limit=60", mix, "out=best.sol")
+    seen = wait_for(process, "(worker ")
+    output = stop(process, signum, seen)
+    assert process.returncode == 128 + signum
+    assert "(interrupted)" in output
+    assert "4 workers (1 lns, 1 scip, 1 cpsat, 1 local_search)" in output
+    assert_best_solution_written(tmp_path / "best.sol", output, "air05")
+    assert not multiprocessing.active_children()
+
+
+def finds_nothing(task):
+    """A start strategy that finds no solution."""
+    return SolveOutcome(SolveStatus.TIME_LIMIT)
+
+
+def test_the_other_kinds_search_before_the_first_solution_and_give_it():
+    result = solve(
+        knapsack(), FreesNothing(), portfolio={"lns": 1, "cpsat": 1}, start=finds_nothing
+    )
+    assert result.objective == 23 and result.feasibility.feasible
+    assert result.found_by == "cpsat" and result.workers[1].improvements >= 1
+
+
+def test_cpsat_solves_a_mip_with_continuous_variables_through_the_mip_interface():
+    worker, inbox, outbox = in_process("cpsat", seconds=20, problem=mixed_problem())
+    problem = worker.spec.problem
+    assert type(worker.solver).__name__ == "MipInterface"
+    inbox.put(("start", np.zeros(5), 0.0, True))
+    thread, ended = run_in_thread(worker)
+    message = outbox.get(timeout=20)
+    assert message[0] == "found" and message[3] < 0 and problem.check(message[2]).feasible
+    thread.join(20)
+    assert not thread.is_alive() and ended["result"][1] is StopReason.SOLVER_FINISHED

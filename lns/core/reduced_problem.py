@@ -103,6 +103,7 @@ class Reducer:
         self._row_names = np.array(problem.row_names, dtype=object)
         self._incumbent: np.ndarray | None = None
         self._activity = np.zeros(problem.n_rows)
+        self._holds = False
 
     def free_columns(self, fixed: np.ndarray) -> np.ndarray:
         """The variables a reduced problem keeps, ascending, when the integer variables
@@ -128,7 +129,14 @@ class Reducer:
         if self._incumbent is None or not np.array_equal(self._incumbent, incumbent):
             self._incumbent = np.array(incumbent, dtype=float)
             self._activity = self.problem.matrix @ self._incumbent
+            self._holds = self.problem.check(self._incumbent).feasible
         return self._activity
+
+    def holds(self, incumbent: np.ndarray) -> bool:
+        """Whether ``incumbent`` is feasible: a reduced problem drops the rows that hold at it,
+        which is right only then (a start handed in to be completed may not be)."""
+        self.activity(incumbent)
+        return self._holds
 
     def reduce(self, columns: np.ndarray, incumbent: np.ndarray) -> ReducedProblem:
         """The sub-MIP over ``columns`` (from :meth:`free_columns`), every other variable fixed

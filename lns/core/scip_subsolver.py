@@ -286,6 +286,8 @@ class ScipSubSolver(WatchedSubSolver):
         """The reduced problem of this solve, or ``None`` where it solves the whole model."""
         if self._reducer is None or start is None or not len(fixed):
             return None
+        if not self._reducer.holds(start):
+            return None
         columns = self._reducer.free_columns(fixed)
         if self.sub_problem == "auto" and not prefers_reduced(
             self._reducer.nonzeros(columns), self.problem.matrix.nnz

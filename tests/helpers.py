@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from instances.bundled import BUNDLED_DIR, MIPLIB2017_DIR
 from lns.core.problem import Problem
+from lns.core.selection import Neighborhood, Selector
 from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
 
 
@@ -218,3 +219,14 @@ def wait_until(condition, timeout: float, poll: float = 0.05):
     while not (value := condition()) and time.monotonic() < deadline:
         time.sleep(poll)
     return value
+
+
+class FirstHalf(Selector):
+    """Frees the first half of the integer variables, then nothing."""
+
+    name = "first_half"
+
+    def __call__(self, state, size, rng):
+        integers = state.problem.integer_indices
+        free = integers[: len(integers) // 2] if state.iteration == 0 else integers[:0]
+        return Neighborhood(free=free)

@@ -16,7 +16,7 @@ import pytest
 
 import lns.core.parallel.allocation as allocation
 import lns.core.parallel.kinds.local_search as local_search
-from helpers import knapsack, miplib, mixed_problem
+from helpers import FirstHalf, knapsack, miplib, mixed_problem
 from lns import solve
 from lns.api import named_sub_solver
 from lns.bench import expand_methods
@@ -35,17 +35,6 @@ from test_signals import assert_best_solution_written, start, stop, wait_for
 
 SCIP = functools.partial(named_sub_solver, "scip")
 OPTIMUM = np.array([1.0, 1.0, 0.0, 0.0])  # the knapsack's, objective 23
-
-
-class FirstHalf(Selector):
-    """Frees the first half of the integer variables, then nothing."""
-
-    name = "first_half"
-
-    def __call__(self, state, size, rng):
-        integers = state.problem.integer_indices
-        free = integers[: len(integers) // 2] if state.iteration == 0 else integers[:0]
-        return Neighborhood(free=free)
 
 
 class FreesNothing(Selector):

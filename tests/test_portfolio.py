@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lns.api
-from helpers import knapsack, miplib, wait_for_exit
+from helpers import FirstHalf, knapsack, miplib, wait_for_exit
 from lns import solve
 from lns.api import named_sub_solver
 from lns.core.config import LNSConfig
@@ -26,17 +26,6 @@ from lns.core.stop import MaxRuntime, StopReason
 from test_signals import assert_best_solution_written, start, stop, wait_for
 
 SCIP = functools.partial(named_sub_solver, "scip")
-
-
-class FirstHalf(Selector):
-    """Frees the first half of the integer variables, then nothing."""
-
-    name = "first_half"
-
-    def __call__(self, state, size, rng):
-        integers = state.problem.integer_indices
-        free = integers[: len(integers) // 2] if state.iteration == 0 else integers[:0]
-        return Neighborhood(free=free)
 
 
 class Follower(Selector):

@@ -3,7 +3,7 @@
 Every policy runs with the same (default) arms, seed and time limit on each instance; the
 runs go in separate processes, ``--jobs`` at a time, instance by instance, so that the
 policies compared on one instance run at about the same time and share the machine's load.
-The score is the primal integral (Berthold 2013, :func:`lns.core.metrics.primal_integral`)
+The score is the primal integral (Berthold 2013, :func:`lns.core.search.metrics.primal_integral`)
 against the best known value: the ``.solu`` file beside the instance, else the best value any
 run found. The table gives each run's primal integral, final objective and the arm that was
 played most, then per policy the mean and shifted geometric mean (shift 1) of the primal
@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from lns.api import solve
-from lns.core.metrics import best_found, primal_integral, shifted_geometric_mean
-from lns.core.result import Callback
-from lns.core.solu import known_objective
+from lns.core.problem.solu_file import known_objective
+from lns.core.search.metrics import best_found, primal_integral, shifted_geometric_mean
+from lns.core.search.result import Callback
 
 POLICIES = ("roulette", "ucb", "thompson")
 

@@ -21,9 +21,9 @@ import numpy as np
 
 from learning.features import FeatureExtractor
 from learning.selector import CLLNS
-from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState
+from lns.core.problem.mip import read_problem
+from lns.core.search.selection import SearchState
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 def main(argv=None) -> None:

@@ -101,8 +101,8 @@ def _timed(function, repeats: int = 1):
 
 def parts(instance: str, repeats: int, checkpoint: str) -> list:
     """(part, seconds) of this tree's start-up, then of the torch path, in one process."""
-    from lns.core.problem import instance_name, problem_from_scip, read_scip_model
-    from lns.core.scip_subsolver import ScipSubSolver
+    from lns.core.problem.mip import instance_name, problem_from_scip, read_scip_model
+    from lns.core.solvers.scip.subsolver import ScipSubSolver
 
     rows = []
     seconds, model = _timed(lambda: read_scip_model(instance))
@@ -161,8 +161,8 @@ def _torch_parts(observation, repeats: int, checkpoint: str) -> list:
     rows = [("import torch, torch_geometric (torch path)", seconds)]
     import torch
 
+    from learning.bipartite_graph import observation_graph
     from learning.checkpoint import load_checkpoint
-    from learning.graph import observation_graph
     from learning.selector import PRETRAINED_DIR
 
     torch.set_num_threads(1)

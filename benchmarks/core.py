@@ -19,8 +19,8 @@ import statistics
 
 from instances.bundled import resolve_instance
 from lns.api import solve
-from lns.core.metrics import primal_gap, primal_integral
-from lns.core.solu import known_objective
+from lns.core.problem.solu_file import known_objective
+from lns.core.search.metrics import primal_gap, primal_integral
 
 OPEN_MIPLIB = [
     "air05",

@@ -30,7 +30,7 @@ other (each takes both cores), on pure-integer instances::
     PYTHONPATH=$PWD python benchmarks/fast_start.py --time-limit 60 --workers 2 \
         --one-at-a-time --starts feasibility race --instances ... --out race.json
 
-Results: ``benchmarks/results/fast_start_*.json`` (figures in :mod:`lns.core.start`).
+Results: ``benchmarks/results/fast_start_*.json`` (figures in :mod:`lns.core.search.start`).
 """
 
 from __future__ import annotations
@@ -43,11 +43,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.core.config import LNSConfig
-from lns.core.metrics import best_found, primal_gap, primal_integral, shifted_geometric_mean
-from lns.core.problem import read_problem
-from lns.core.solu import known_objective
-from lns.core.start import STARTS
+from lns.core.problem.mip import read_problem
+from lns.core.problem.solu_file import known_objective
+from lns.core.search.config import STARTS, LNSConfig
+from lns.core.search.metrics import best_found, primal_gap, primal_integral, shifted_geometric_mean
 
 INSTANCES = (
     "data/fs_mis/mis_small_0000.mps.gz",

@@ -1,6 +1,6 @@
 """Time the number check of problem files against SCIP's own read of the same files.
 
-:func:`lns.core.file_numbers.check_file_numbers` reads every MPS/LP file once more before
+:func:`lns.core.problem.file_numbers.check_file_numbers` reads every MPS/LP file once more before
 SCIP does (decompression included). This script reads the largest files of the given
 globs both ways, side by side (best of ``--repeats``, alternating, so that machine load
 hits both alike), and prints the ratio per file and in total. Example::
@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from lns.core.file_numbers import check_file_numbers
+from lns.core.problem.file_numbers import check_file_numbers
 
 
 def best_times(path: Path, repeats: int) -> tuple[float, float, float]:

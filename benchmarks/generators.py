@@ -5,7 +5,7 @@ and nonzeros, seconds to generate the arrays and to write the ``.mps.gz`` (``Pro
 building the SCIP model, SCIP's MPS writer, gzip), and the file size.
 Part 2: plain SCIP (``lns.solve(path, method="scip")``) on the first instances of each class's
 ``small`` preset under a wall-clock limit; the gap between its primal and dual bound is
-``|p - d| / max(|p|, |d|)`` (:func:`lns.core.metrics.primal_gap`). LNS matters where this gap
+``|p - d| / max(|p|, |d|)`` (:func:`lns.core.search.metrics.primal_gap`). LNS matters where this gap
 stays open.
 
 The full run (5 classes x 2 presets, then 3 small instances x 5 classes x 60 s: about 20 minutes
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from instances.generators import CLASSES, instance_rng, problem_class
 from lns.api import solve
-from lns.core.metrics import primal_gap
+from lns.core.search.metrics import primal_gap
 
 
 def parse_args(argv=None):

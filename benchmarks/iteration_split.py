@@ -1,7 +1,7 @@
 """Where an LNS run's iterations go: selection and sub-solve seconds, sizes and improvements.
 
 One run per selector on each instance, one after the other (``solve(..., seed=0)``), then a row
-per run from its :class:`lns.core.result.IterationRecord` list: iterations, seconds spent
+per run from its :class:`lns.core.search.result.IterationRecord` list: iterations, seconds spent
 selecting and in sub-solves (total and median), the median number of variables freed, how many
 sub-solves hit their time limit and how many iterations improved.
 

@@ -45,9 +45,9 @@ from heuristics import lb_relax
 from heuristics.lb_relax import DistanceLP
 from heuristics.local_branching import Distance
 from instances.bundled import resolve_instance
-from lns.core.lp import WarmLP
-from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.problem.mip import read_problem
+from lns.core.solvers.lp import WarmLP
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 DEVEX = {"simplex_dual_edge_weight_strategy": 1}
 #: Variant name: (which DistanceLP, HiGHS options set after the cold solve, or ``basic_slack``).

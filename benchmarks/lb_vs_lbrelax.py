@@ -7,7 +7,7 @@ LNS run, so LB-RELAX's LP is hot-started from the previous incumbent's basis. Th
 incumbent ``x*`` and for every method (LB and the LB-RELAX variants), the script
 
 1. times the selection of a neighborhood of ``k`` integer variables;
-2. runs one LNS iteration as :func:`lns.core.loop.run_lns` does: a solution the selector
+2. runs one LNS iteration as :func:`lns.core.search.loop.run_lns` does: a solution the selector
    found (LB's) becomes the incumbent, then one sub-solve frees the neighborhood
    (``iteration`` columns);
 3. separately, runs one sub-solve of the neighborhood from ``x*`` itself, so that the
@@ -35,10 +35,10 @@ from heuristics.local_branching import LocalBranching
 from heuristics.random_selector import RandomSelector
 from heuristics.subproblem import FRESH_START
 from instances.bundled import resolve_instance
-from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState, Selector
-from lns.core.subsolver import SEED_BOUND
+from lns.core.problem.mip import read_problem
+from lns.core.search.selection import SearchState, Selector
+from lns.core.solvers.protocol import SEED_BOUND
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 def parse_args(argv=None):

@@ -1,10 +1,12 @@
 """A HiGHS LP beside a busy Python thread: interrupt callback at every iteration or on request.
 
 HiGHS solves without Python's lock, but a Python interrupt callback needs it. With the callback
-started for the whole solve (what ``lns.core.lp`` did before), every simplex iteration waits for
+started for the whole solve (what ``lns.core.solvers.lp`` did before), every simplex iteration
+waits for
 the lock while another thread holds it; started only when a stop is asked for (what it does now),
 an uninterrupted solve never calls it. For each instance, the root LP as
-:class:`lns.core.lp.WarmLP` builds it is solved cold ``--repeats`` times per setting, alternately,
+:class:`lns.core.solvers.lp.WarmLP` builds it is solved cold ``--repeats`` times per setting,
+alternately,
 alone and beside a thread that counts in a Python loop (the stand-in for the loop's own work,
 or the CL-LNS graph cache built beside the root LP); medians of wall-clock seconds are printed.
 
@@ -24,8 +26,8 @@ import threading
 import time
 
 from instances.bundled import resolve_instance
-from lns.core.lp import _INTERRUPT_CALLBACKS, WarmLP, _StoppableHighs
-from lns.core.problem import read_problem
+from lns.core.problem.mip import read_problem
+from lns.core.solvers.lp import _INTERRUPT_CALLBACKS, WarmLP, _StoppableHighs
 
 
 class _EveryIterationHighs(_StoppableHighs):

@@ -1,14 +1,14 @@
 """Which LP solver for the LP relaxations: HiGHS (cold, by method; hot-started) against SCIP's LP.
 
 For each instance: the root LP with SCIP (all variables made continuous, presolving and
-heuristics off, model building included) and with :func:`lns.core.lp.solve_lp` for every
+heuristics off, model building included) and with :func:`lns.core.solvers.lp.solve_lp` for every
 HiGHS method; then the Local Branching LP (``Σ|x_j - x*_j| <= k``) for a sequence of
 incumbents (plain SCIP's incumbents within ``--initial-time`` seconds), solved cold with
-:func:`~lns.core.lp.solve_lp` and hot-started with :class:`heuristics.lb_relax.DistanceLP`,
+:func:`~lns.core.solvers.lp.solve_lp` and hot-started with :class:`heuristics.lb_relax.DistanceLP`,
 checking that both reach the same objective. Timings are wall-clock seconds, single thread,
 the median of ``--repeats`` solves.
 
-With ``--before FILE`` (an earlier ``lns/core/lp.py``, e.g. the one that drove HiGHS
+With ``--before FILE`` (an earlier ``lns/core/solvers/lp.py``, e.g. the one that drove HiGHS
 through SciPy) every HiGHS timing is taken with both modules, alternating, side by side.
 
 Example (about 3 minutes)::
@@ -33,10 +33,10 @@ from heuristics import lb_relax
 from heuristics.lb_relax import DistanceLP
 from heuristics.local_branching import Distance
 from instances.bundled import resolve_instance
-from lns.core import lp as current_lp
-from lns.core.lp import METHODS
-from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.problem.mip import read_problem
+from lns.core.solvers import lp as current_lp
+from lns.core.solvers.lp import METHODS
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 def parse_args(argv=None):
@@ -50,12 +50,13 @@ def parse_args(argv=None):
     )
     parser.add_argument("--incumbents", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3, help="solves per timing (median shown)")
-    parser.add_argument("--before", help="an earlier lns/core/lp.py to time side by side")
+    parser.add_argument("--before", help="an earlier lns/core/solvers/lp.py to time side by side")
     return parser.parse_args(argv)
 
 
 def load_module(path: str, name: str = "lp_before"):
-    """The module at ``path`` (e.g. an earlier ``lns/core/lp.py``), imported under ``name``."""
+    """The module at ``path`` (e.g. an earlier ``lns/core/solvers/lp.py``), imported under
+    ``name``."""
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"{path}: not a Python module")

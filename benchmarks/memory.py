@@ -3,13 +3,13 @@
 Three loops, each with a node limit per sub-solve so that thousands of iterations take minutes:
 
 - ``solve``: the whole run, :func:`lns.api.solve` with an iteration limit;
-- ``subsolver``: :class:`lns.core.scip_subsolver.ScipSubSolver` alone, each solve with a new
+- ``subsolver``: :class:`lns.core.solvers.scip.subsolver.ScipSubSolver` alone, each solve with a new
   random set of integer variables fixed at the incumbent;
 - ``pyscipopt``: a bare ``pyscipopt.Model`` without project code, each solve with a new random
   set of integer variables fixed at SCIP's first solution (bounds changed, solved,
   ``freeTransform``, bounds restored); ``--collect K`` adds SCIP's garbage collection
-  (:func:`lns.core.scip_memory.collect_memory_garbage`) after every K-th ``freeTransform``,
-  ``--trim K`` glibc's ``malloc_trim`` (:func:`lns.core.scip_memory.trim_heap`); it reports
+  (:func:`lns.core.solvers.scip.memory.collect_memory_garbage`) after every K-th ``freeTransform``,
+  ``--trim K`` glibc's ``malloc_trim`` (:func:`lns.core.solvers.scip.memory.trim_heap`); it reports
   the milliseconds per iteration of each step.
 
 The two loops on SCIP also print SCIP's allocated block and buffer memory (``getMemTotal``).
@@ -30,10 +30,10 @@ import psutil
 
 from instances.bundled import resolve_instance
 from lns.api import solve
-from lns.core.problem import instance_name, problem_from_scip, read_scip_model
-from lns.core.result import Callback
-from lns.core.scip_memory import collect_memory_garbage, trim_heap
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.problem.mip import instance_name, problem_from_scip, read_scip_model
+from lns.core.search.result import Callback
+from lns.core.solvers.scip.memory import collect_memory_garbage, trim_heap
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 class MemoryLog(Callback):

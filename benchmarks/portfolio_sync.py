@@ -1,4 +1,5 @@
-"""Synchronisation cost of the parallel portfolio (:mod:`lns.core.portfolio`) as workers grow.
+"""Synchronisation cost of the parallel portfolio (:mod:`lns.core.parallel.portfolio`) as workers
+grow.
 
 For each worker count, one run of the portfolio on one instance: the first solution is found
 once in this process (SCIP's first solution, as :func:`lns.solve` does), then the workers
@@ -34,13 +35,13 @@ import time
 from pathlib import Path
 
 from lns.api import named_sub_solver
-from lns.core.config import LNSConfig
-from lns.core.incumbent import Incumbent
 from lns.core.parallel.allocation import DEFAULT_RULE
 from lns.core.parallel.plan import AUTO_ORDER
-from lns.core.portfolio import Portfolio
-from lns.core.problem import instance_name, problem_from_scip, read_scip_model
-from lns.core.stop import MaxRuntime
+from lns.core.parallel.portfolio import Portfolio
+from lns.core.problem.mip import instance_name, problem_from_scip, read_scip_model
+from lns.core.search.config import LNSConfig
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.stop import MaxRuntime
 from lns.registry import make_selector
 
 

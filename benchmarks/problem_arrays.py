@@ -21,13 +21,13 @@ import time
 from lp_solvers import load_module
 
 from instances.bundled import resolve_instance
-from lns.core.problem import problem_from_scip, read_scip_model
+from lns.core.problem.mip import problem_from_scip, read_scip_model
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("instances", nargs="+", help="paths or bundled names")
-    parser.add_argument("--before", required=True, help="an earlier lns/core/problem.py")
+    parser.add_argument("--before", required=True, help="an earlier lns/core/problem/mip.py")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     before = load_module(args.before, "problem_before").problem_from_scip

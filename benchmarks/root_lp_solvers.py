@@ -1,6 +1,7 @@
 """The root LP of CL-LNS's features with HiGHS's solvers: dual simplex (the one used), IPM, PDLP.
 
-For each instance, the root LP as :class:`lns.core.lp.WarmLP` builds it, solved cold ``--repeats``
+For each instance, the root LP as :class:`lns.core.solvers.lp.WarmLP` builds it, solved cold
+``--repeats``
 times per solver setting, one setting after the other; prints the median and smallest wall-clock
 seconds (single thread), HiGHS's iteration counts and the objective, and how far each solution's
 variable values are from the simplex solution's (a degenerate LP has many optimal points: the
@@ -22,8 +23,8 @@ from unittest import mock
 
 import numpy as np
 
-from lns.core.lp import WarmLP
-from lns.core.problem import read_problem
+from lns.core.problem.mip import read_problem
+from lns.core.solvers.lp import WarmLP
 
 SETTINGS: dict[str, dict] = {
     "simplex (HiGHS's choice, used)": {},
@@ -102,7 +103,7 @@ def compare_features(problem, checkpoint: str) -> None:
     print("|---|---:|---:|")
     reference = None
     for label, options in SETTINGS.items():
-        with mock.patch("lns.core.lp.WarmLP", solver_lp(options)):
+        with mock.patch("lns.core.solvers.lp.WarmLP", solver_lp(options)):
             began = time.perf_counter()
             extractor = FeatureExtractor(problem)
             seconds = time.perf_counter() - began

@@ -3,7 +3,8 @@
 Random LNS, one worker, a fixed neighborhood of ``--free`` integer variables
 (``initial_fraction=free/n, growth=1.0, shrink=None``), ``--iterations`` iterations from a given
 start, once per sub-problem rule (``--rules``: ``whole``, ``reduced``, ``auto``; see
-:class:`lns.core.scip_subsolver.ScipSubSolver`). Each run is a fresh process, so that its peak
+:class:`lns.core.solvers.scip.subsolver.ScipSubSolver`). Each run is a fresh process, so that its
+peak
 resident size is its own. Reported per instance and rule: the median iteration (wall seconds
 between two iterations' ends), the median time inside the sub-solver (building its model,
 solving, freeing), the loop's own share of the iterations' wall time (everything outside the
@@ -38,8 +39,8 @@ import numpy as np
 
 from instances.generators import cfl, mis, sc
 from lns.api import solve
-from lns.core.problem import Problem
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.problem.mip import Problem
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 DEFAULT_INSTANCES = (
     "mis_ba_6000",

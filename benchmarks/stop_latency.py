@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from lns import solve
-from lns.core.result import Callback
+from lns.core.search.result import Callback
 
 CASES = [
     ("lns", "random"),

@@ -2,7 +2,7 @@
 per-iteration time limit (``LNSConfig.iteration_time_limit``).
 
 Each instance runs random LNS once per variant: a setting of
-:data:`lns.core.scip_settings.SUB_MIP_SETTINGS` at an iteration time limit (every pair of
+:data:`lns.core.solvers.scip.settings.SUB_MIP_SETTINGS` at an iteration time limit (every pair of
 ``--settings`` and ``--iteration-time-limits``), the runs at the same time in separate processes,
 so that machine load hits them alike (more runs than cores share the cores evenly). Reported
 per instance: the primal integral (seconds, against the best of the ``.solu`` value and the
@@ -25,10 +25,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 from instances.bundled import resolve_instance
 from lns.api import solve
-from lns.core.config import LNSConfig
-from lns.core.metrics import best_found, primal_gap, primal_integral, shifted_geometric_mean
-from lns.core.scip_settings import SUB_MIP_SETTINGS
-from lns.core.solu import known_objective
+from lns.core.problem.solu_file import known_objective
+from lns.core.search.config import LNSConfig
+from lns.core.search.metrics import best_found, primal_gap, primal_integral, shifted_geometric_mean
+from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
 
 TUNING = (
     "assign1-5-8", "drayage-25-23", "icir97_tension", "mik-250-20-75-4", "neos-3216931-puriri",

@@ -25,9 +25,9 @@ from instances.bundled import resolve_instance
 from instances.generators import instance_rng, problem_class
 from lns.api import solve
 from lns.core.errors import UnsupportedProblemError
-from lns.core.metrics import best_found, primal_gap, primal_integral
-from lns.core.problem import read_problem
-from lns.core.solu import known_objective
+from lns.core.problem.mip import read_problem
+from lns.core.problem.solu_file import known_objective
+from lns.core.search.metrics import best_found, primal_gap, primal_integral
 
 GENERATED = ("mis", "mvc", "sc", "ca")
 PURE_INTEGER_MIPLIB = (

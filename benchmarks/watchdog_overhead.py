@@ -24,8 +24,8 @@ import time
 import numpy as np
 
 from instances.bundled import BUNDLED_DIR
-from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.problem.mip import read_problem
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 def _inline(work, time_limit, interrupt) -> bool:

@@ -2,7 +2,8 @@
 
 - ``selector/<name>``: one per registered selector (:data:`lns.registry.SELECTORS`), its settings
   and defaults read from the class's constructor (:func:`lns.registry.selector_defaults`).
-- ``lns/default``: :class:`lns.core.config.LNSConfig` as a structured config, so that a value of
+- ``lns/default``: :class:`lns.core.search.config.LNSConfig` as a structured config, so that a
+value of
   the wrong type is refused with its key (``lns.growth=fast``).
 
 Importing :mod:`configs` registers them, so that the command-line apps and a test that
@@ -14,7 +15,7 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from lns.core.config import LNSConfig
+from lns.core.search.config import LNSConfig
 from lns.registry import SELECTORS, selector_defaults
 
 

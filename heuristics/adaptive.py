@@ -21,11 +21,11 @@ import numpy as np
 from heuristics.bandit import REWARDS, Policy, make_policy, reward_of
 from heuristics.crossover import Crossover
 from heuristics.dins import DINS
-from heuristics.graph import GraphInduced
+from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
 from heuristics.rins import RINS
-from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.search.selection import Neighborhood, SearchState, Selector
 
 #: The size regimes of the default random arm (multipliers of the loop's size).
 RANDOM_SIZES = (0.5, 1.0, 2.0)
@@ -77,7 +77,7 @@ class AdaptiveSelector(Selector):
     ``@m`` for a multiplier other than 1, numbered where two arms would share a name).
     :attr:`statistics` (:class:`heuristics.bandit.ArmStatistics`) holds what the bandit has
     learnt; it can be merged with another run's. In a parallel run, :meth:`share_statistics`
-    puts them in memory the workers share (:mod:`lns.core.portfolio` does, except in
+    puts them in memory the workers share (:mod:`lns.core.parallel.portfolio` does, except in
     deterministic mode): each worker draws its own arms from what all have learnt.
     """
 

@@ -45,7 +45,7 @@ REWARDS = ("improved", "gain")
 
 
 def reward_of(record, mode: str) -> float:
-    """The reward in [0, 1] of one iteration (a :class:`lns.core.result.IterationRecord`).
+    """The reward in [0, 1] of one iteration (a :class:`lns.core.search.result.IterationRecord`).
 
     ``"improved"``: 1 if the iteration improved the incumbent, else 0. ``"gain"``: the
     improvement relative to the incumbent's objective, ``|f_before - f_after| / max(|f_before|,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from heuristics.sizing import fit_to_size
-from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.search.selection import Neighborhood, SearchState, Selector
 
 
 class Crossover(Selector):

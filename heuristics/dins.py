@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from heuristics.rins import RINS
-from lns.core.selection import SearchState
+from lns.core.search.selection import SearchState
 
 #: An integer variable whose incumbent value is this far from its LP value or more is freed.
 DISTANCE = 0.5

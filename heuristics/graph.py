@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.problem import Problem
-from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.problem.mip import Problem
+from lns.core.search.selection import Neighborhood, SearchState, Selector
 
 
 class GraphInduced(Selector):

@@ -17,9 +17,9 @@ import scipy.sparse as sp
 from heuristics.local_branching import Distance, absolute_value_rows
 from heuristics.sizing import fit_to_size
 from heuristics.subproblem import require_integers
-from lns.core.lp import METHODS, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
-from lns.core.problem import INTEGER, Problem
-from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.problem.mip import INTEGER, Problem
+from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.solvers.lp import METHODS, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
 
 VARIANTS = ("positive", "topk", "sample")
 #: Δ below this counts as zero (LP solutions are exact only to the solver's tolerances).
@@ -38,7 +38,8 @@ class DistanceLP:
     coefficients (±1 by the bound each variable sits at, see
     :class:`~heuristics.local_branching.Distance`) change, and HiGHS restarts from the previous
     optimal basis. Where the last solution met the distance row with equality, the row is not
-    changed in place but added anew (:meth:`~lns.core.lp.WarmLP.replace_last_row`): its slack,
+    changed in place but added anew (:meth:`~lns.core.solvers.lp.WarmLP.replace_last_row`): its
+    slack,
     perhaps nonbasic before, then starts basic, which keeps HiGHS's recomputation of its dual
     steepest-edge weights cheap. Measured side by side (``benchmarks/lb_relax_lp.py``), a
     re-solve after a new incumbent of a 6000-node independent-set instance takes 0.66 s
@@ -120,7 +121,7 @@ class LBRelax(Selector):
         basis (:class:`DistanceLP`; default). Measured on the same incumbents of air05 and
         seymour, a hot re-solve takes 0.01-0.09 s against 0.7-1.8 s cold.
     lp_method : {"highs", "highs-ds", "highs-ipm"}
-        HiGHS algorithm of the cold solves (see :mod:`lns.core.lp`).
+        HiGHS algorithm of the cold solves (see :mod:`lns.core.solvers.lp`).
 
     Notes
     -----

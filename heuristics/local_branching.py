@@ -17,10 +17,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from heuristics.subproblem import SubproblemSelector
-from lns.core.lp import ExtraColumns, ExtraRows
-from lns.core.problem import Problem
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState
+from lns.core.problem.mip import Problem
+from lns.core.search.selection import SearchState
+from lns.core.solvers.lp import ExtraColumns, ExtraRows
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ class Distance:
         return float(np.abs(np.asarray(x)[integer] - self.incumbent[integer]).sum())
 
     def lp_rows(self, k: float) -> tuple[ExtraColumns, ExtraRows]:
-        """The auxiliary columns and the rows ``Δ(x) <= k`` for :func:`lns.core.lp.solve_lp`.
+        """The auxiliary columns and the rows ``Δ(x) <= k`` for
+        :func:`lns.core.solvers.lp.solve_lp`.
 
         Rows: first the distance row, then ``x_j - d_j <= x*_j`` and ``-x_j - d_j <= -x*_j``
         for each interior general integer ``j``.

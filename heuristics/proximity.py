@@ -15,8 +15,8 @@ import numpy as np
 
 from heuristics.local_branching import Distance
 from heuristics.subproblem import SubproblemSelector
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState
+from lns.core.search.selection import SearchState
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 class Proximity(SubproblemSelector):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.search.selection import Neighborhood, SearchState, Selector
 
 
 class RandomSelector(Selector):

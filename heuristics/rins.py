@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from heuristics.sizing import fit_to_size
-from lns.core.lp import METHODS, LPSolution, solve_lp
-from lns.core.problem import Problem
-from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.problem.mip import Problem
+from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.solvers.lp import METHODS, LPSolution, solve_lp
 
 #: An incumbent value and an LP value closer than this agree.
 AGREEMENT_TOL = 1e-6
@@ -22,7 +22,7 @@ class RINS(Selector):
     if fewer, so the neighborhood has ``min(size, #integers)`` variables.
 
     The root LP is solved once per problem, at the first call (so its time is clipped to the
-    run's deadline), with HiGHS (:func:`lns.core.lp.solve_lp`). If it fails (time limit,
+    run's deadline), with HiGHS (:func:`lns.core.solvers.lp.solve_lp`). If it fails (time limit,
     numerical trouble), every call falls back to a uniformly random neighborhood
     (``info["fallback"] = True``).
 

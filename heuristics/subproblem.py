@@ -9,10 +9,10 @@ import numpy as np
 
 from heuristics.sizing import fit_to_size
 from lns.core.errors import UnsupportedProblemError
-from lns.core.problem import Problem
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import Neighborhood, SearchState, Selector
-from lns.core.subsolver import SEED_BOUND, SolveOutcome, SolveStatus
+from lns.core.problem.mip import Problem
+from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.solvers.protocol import SEED_BOUND, SolveOutcome, SolveStatus
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 #: SCIP keeps the best solutions of a solve in the original problem at ``freeTransform`` and
 #: starts the next solve from them; a solve of the changed problem must start from nothing but

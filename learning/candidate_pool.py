@@ -29,9 +29,9 @@ import numpy as np
 
 from learning.collect import RenewedSolver
 from lns.core.errors import LNSError
-from lns.core.problem import Problem
-from lns.core.spawn_main import main_module_skipped
-from lns.core.subsolver import SolveStatus
+from lns.core.parallel.spawn_main import main_module_skipped
+from lns.core.problem.mip import Problem
+from lns.core.solvers.protocol import SolveStatus
 
 log = logging.getLogger("lns.collect")
 
@@ -54,7 +54,7 @@ class CandidateResult:
     Attributes
     ----------
     status : str
-        The solve's :class:`lns.core.subsolver.SolveStatus` value (``"error"`` when the solve
+        The solve's :class:`lns.core.solvers.protocol.SolveStatus` value (``"error"`` when the solve
         raised or its process died).
     objective : float or None
         The best solution's objective, ``None`` when the solve found no better solution than

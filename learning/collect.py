@@ -3,7 +3,8 @@
 For each training instance (Huang et al., ICML 2023, Section 4.2):
 
 1. find a first incumbent with SCIP;
-2. run LNS (the loop of :func:`lns.core.loop.run_lns`) with Local Branching (LB) as the selector,
+2. run LNS (the loop of :func:`lns.core.search.loop.run_lns`) with Local Branching (LB) as the
+selector,
    LB's best solution as each iteration's step (the neighborhood is not solved again: see
    :class:`ExpertStep`) and :class:`SampleRecorder` as a callback; at every iteration where LB
    improves, it records
@@ -44,16 +45,16 @@ import numpy as np
 
 from heuristics.local_branching import LocalBranching
 from learning.features import HISTORY_LENGTH, FeatureExtractor, resolve_columns, spec_difference
-from lns.core.config import LNSConfig
-from lns.core.incumbent import Incumbent
-from lns.core.loop import run_lns
-from lns.core.neighborhood_size import AdaptiveSize
-from lns.core.problem import Problem, instance_name, read_problem
-from lns.core.result import Callback
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import Neighborhood, SearchState, Selector
-from lns.core.stop import MaxIterations, NoImprovement, StopReason
-from lns.core.subsolver import SEED_BOUND, SolveOutcome, SolveStatus, no_session
+from lns.core.problem.mip import Problem, instance_name, read_problem
+from lns.core.search.config import LNSConfig
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.loop import run_lns
+from lns.core.search.neighborhood_size import AdaptiveSize
+from lns.core.search.result import Callback
+from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.search.stop import MaxIterations, NoImprovement, StopReason
+from lns.core.solvers.protocol import SEED_BOUND, SolveOutcome, SolveStatus, no_session
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 log = logging.getLogger("lns.collect")
 
@@ -71,7 +72,7 @@ class CollectConfig:
     initial_fraction, growth, max_fraction : float
         LB's radius ``k``: start fraction of the integer variables, growth after an iteration
         without improvement, cap (the CL-LNS rule of
-        :class:`lns.core.neighborhood_size.AdaptiveSize`).
+        :class:`lns.core.search.neighborhood_size.AdaptiveSize`).
     expert : dict
         Constructor arguments of the ``local_branching`` selector (e.g. its ``time_limit``).
     initial_time_limit : float

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from learning.bipartite_graph import make_graph
 from learning.checkpoint_file import CheckpointError
 from learning.collect import load_instance_file
 from learning.features import BASE_VARIABLE_COLUMNS
-from learning.graph import make_graph
 
 
 @dataclass
@@ -24,7 +24,7 @@ class Sample:
 
     Attributes
     ----------
-    graph : learning.graph.BipartiteGraph
+    graph : learning.bipartite_graph.BipartiteGraph
     positives : torch.Tensor, shape (P, n_integer), float32 0/1
     negatives : torch.Tensor, shape (N, n_integer), float32 0/1
     instance : str

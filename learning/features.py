@@ -7,7 +7,7 @@ Gasse et al. (NeurIPS 2019) and Khalil et al. (AAAI 2016), computed without Ecol
   ``a' x <= b'`` (``a x <= u`` and ``-a x <= -l``; an equality gives both), so that
   duals, slacks and tightness have one meaning for every node;
 * one edge per non-zero of those rows, from the constraint node to the variable;
-* the LP relaxation (HiGHS through :func:`lns.core.lp.solve_lp`) is solved once per
+* the LP relaxation (HiGHS through :func:`lns.core.solvers.lp.solve_lp`) is solved once per
   problem and gives the LP value, fractionality, reduced cost, dual and slack features.
 
 Static columns are computed once in :class:`FeatureExtractor` (``__init__``); the dynamic
@@ -40,8 +40,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from lns.core.errors import UnknownNameError
-from lns.core.neighborhood_size import AdaptiveSize
-from lns.core.problem import BINARY, CONTINUOUS, INTEGER, Problem
+from lns.core.problem.mip import BINARY, CONTINUOUS, INTEGER, Problem
+from lns.core.search.neighborhood_size import AdaptiveSize
 
 if TYPE_CHECKING:
     from heuristics.lb_relax import DistanceLP
@@ -315,7 +315,8 @@ def solve_root_lp(
     cancel: threading.Event | None = None,
     basis: bool = False,
 ) -> RootLP:
-    """The LP relaxation (:func:`lns.core.lp.solve_lp`, HiGHS), minimisation sense, split rows;
+    """The LP relaxation (:func:`lns.core.solvers.lp.solve_lp`, HiGHS), minimisation sense, split
+    rows;
     ``cancel``, set by another thread, ends the solve (its columns are then zero); ``basis``
     reads the optimal basis too (``RootLP.basis``).
 
@@ -324,7 +325,7 @@ def solve_root_lp(
     node ``-max(d, 0)``, both ``<= 0`` like the duals of ``<=`` rows of a minimisation.
     """
     # scipy.optimize, imported late: learning.selector starts it in the background
-    from lns.core.lp import BASIS_BASIC, BASIS_LOWER, BASIS_UPPER, solve_lp
+    from lns.core.solvers.lp import BASIS_BASIC, BASIS_LOWER, BASIS_UPPER, solve_lp
 
     lp = solve_lp(problem, time_limit=time_limit, cancel=cancel, basis=basis)
     n = problem.n_vars

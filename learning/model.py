@@ -157,7 +157,7 @@ class GATPolicy(nn.Module):
     def forward(self, graph) -> torch.Tensor:
         """Logits of the variables of ``graph``.
 
-        ``graph`` is a :class:`learning.graph.BipartiteGraph` or a batch of them.
+        ``graph`` is a :class:`learning.bipartite_graph.BipartiteGraph` or a batch of them.
 
         Returns
         -------

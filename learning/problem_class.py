@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 #: Mean row size up to which a packing problem is read as independent set rather than auction.
 MIS_MAX_MEAN_ROW = 4.0

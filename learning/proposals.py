@@ -7,7 +7,7 @@ variables at the search state's incumbent, from the run's generator:
 - ``lb_relax``: weighted by LB-RELAX's sampling probabilities ``(1 - 2ε) min(Δ_j, 1) + ε``
   (:class:`heuristics.lb_relax.LBRelax`, one LP per incumbent; uniform when the LP fails);
 - ``graph``: breadth-first over the variable-constraint graph from a random variable
-  (:class:`heuristics.graph.GraphInduced`);
+  (:class:`heuristics.graph_induced.GraphInduced`);
 - ``model``: weighted by the CL-LNS sampling probabilities ``s_j^m`` of a trained model's scores
   (:func:`learning.selector.sampling_probabilities`): expert iteration's proposal.
 
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from heuristics.graph import GraphInduced
+from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import LBRelax
 from lns.core.errors import UnknownNameError
-from lns.core.selection import SearchState
+from lns.core.search.selection import SearchState
 
 #: The proposals that need no model.
 CLASSICAL_PROPOSALS = ("random", "lb_relax", "graph")
@@ -83,7 +83,7 @@ class LBRelaxProposal:
 
 
 class GraphProposal:
-    """Graph-induced neighborhoods (:class:`heuristics.graph.GraphInduced`)."""
+    """Graph-induced neighborhoods (:class:`heuristics.graph_induced.GraphInduced`)."""
 
     name = "graph"
 

@@ -43,12 +43,12 @@ from learning.features import FeatureExtractor
 from learning.proposals import CLASSICAL_PROPOSALS, make_proposals, proposal_names
 from learning.selector import resolve_checkpoint
 from lns.core.errors import UnknownNameError
-from lns.core.incumbent import Incumbent
-from lns.core.problem import Problem
-from lns.core.result import Callback
-from lns.core.scip_settings import SUB_MIP_SETTINGS
-from lns.core.selection import Neighborhood, SearchState, Selector
-from lns.core.subsolver import SEED_BOUND
+from lns.core.problem.mip import Problem
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.result import Callback
+from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.solvers.protocol import SEED_BOUND
+from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
 
 log = logging.getLogger("lns.collect")
 
@@ -76,7 +76,8 @@ class SampledConfig:
         Branch-and-bound nodes per sub-solve (-1: none); with it and no time limit reached, a
         collection repeats exactly.
     sub_mip : str
-        SCIP settings of the sub-solves (:data:`lns.core.scip_settings.SUB_MIP_SETTINGS`; the
+        SCIP settings of the sub-solves (:data:`lns.core.solvers.scip.settings.SUB_MIP_SETTINGS`;
+        the
         loop's default ``fast``).
     """
 

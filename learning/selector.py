@@ -42,8 +42,8 @@ from learning.features import (
 from learning.inference import GraphCache, NumpyPolicy
 from learning.problem_class import GENERAL, DetectedClass, detect_class
 from lns.core.interrupt import active_guard
-from lns.core.problem import Problem
-from lns.core.selection import Neighborhood, SearchState, Selector
+from lns.core.problem.mip import Problem
+from lns.core.search.selection import Neighborhood, SearchState, Selector
 
 log = logging.getLogger("lns")
 
@@ -265,9 +265,10 @@ class CLLNS(Selector):
 
     name = "cl_lns"
     #: Modules the first call needs, imported in a thread from :meth:`check` on, while SCIP finds
-    #: the first solution (``lns.core.lp`` imports highspy). Started after the problem is read,
+    #: the first solution (``lns.core.solvers.lp`` imports highspy). Started after the problem is
+    #: read,
     #: not before: the read holds Python's lock and would only be slowed down.
-    background_imports: tuple = ("lns.core.lp",)
+    background_imports: tuple = ("lns.core.solvers.lp",)
 
     def __init__(
         self,

@@ -4,7 +4,7 @@
 >>> result = solve("air05.mps.gz", selector="random", time_limit=60, seed=0)  # doctest: +SKIP
 
 The names below load on first use (PEP 562), so that importing one module of the
-package (``lns.core.problem``, say, from a selector) does not import the whole API.
+package (``lns.core.problem.mip``, say, from a selector) does not import the whole API.
 """
 
 import re
@@ -13,14 +13,14 @@ from pathlib import Path
 
 _EXPORTS = {
     "solve": "lns.api",
-    "Problem": "lns.core.problem",
-    "read_problem": "lns.core.problem",
-    "Result": "lns.core.result",
-    "Status": "lns.core.result",
-    "Improvement": "lns.core.result",
-    "IterationRecord": "lns.core.result",
-    "Callback": "lns.core.result",
-    "LNSConfig": "lns.core.config",
+    "Problem": "lns.core.problem.mip",
+    "read_problem": "lns.core.problem.mip",
+    "Result": "lns.core.search.result",
+    "Status": "lns.core.search.result",
+    "Improvement": "lns.core.search.result",
+    "IterationRecord": "lns.core.search.result",
+    "Callback": "lns.core.search.result",
+    "LNSConfig": "lns.core.search.config",
     "LNSError": "lns.core.errors",
     "ProblemReadError": "lns.core.errors",
     "UnsupportedProblemError": "lns.core.errors",
@@ -30,7 +30,7 @@ _EXPORTS = {
     "UnknownNameError": "lns.core.errors",
 }
 #: Modules reachable as attributes: ``lns.stop.NoImprovement(seconds=20) | lns.stop.Target(1500)``.
-_MODULES = {"stop": "lns.core.stop"}
+_MODULES = {"stop": "lns.core.search.stop"}
 
 __all__ = [*_EXPORTS, *_MODULES, "__version__"]
 

@@ -15,40 +15,40 @@ import numpy as np
 from pyscipopt import Model
 
 from instances.bundled import resolve_instance
-from lns.core.config import DEADLINE_MARGIN, LNSConfig
-from lns.core.cpsat import solve_cpsat
+from lns.core.baselines.cpsat import solve_cpsat
 from lns.core.errors import (
     InfeasibleProblemError,
     InvalidArgumentError,
     UnboundedProblemError,
     UnknownNameError,
 )
-from lns.core.incumbent import ImprovingOnly, Incumbent
 from lns.core.interrupt import InterruptGuard, active_guard
-from lns.core.loop import as_status, run_lns, stop_state
 from lns.core.parallel.kinds.local_search import solve_local_mip
 from lns.core.parallel.plan import check_portfolio, make_plan
-from lns.core.portfolio import SYNC_EVERY, Portfolio
-from lns.core.problem import Problem, instance_name, problem_from_scip, read_scip_model
-from lns.core.progress import ImprovementLogger
-from lns.core.result import Callback, Result, build_result
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import FunctionSelector, Selector
-from lns.core.solu import known_objective
-from lns.core.solution_file import check_writable
-from lns.core.start import StallRule, StartStrategy, StartTask, make_start
-from lns.core.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
-from lns.core.subsolver import SEED_BOUND, SolveStatus, SubSolver
-from lns.core.validation import check_run_arguments
-from lns.core.warm_start import warm_start
-from lns.core.watchdog import CLEAN_UP_SHARE
+from lns.core.parallel.portfolio import SYNC_EVERY, Portfolio
+from lns.core.problem.mip import Problem, instance_name, problem_from_scip, read_scip_model
+from lns.core.problem.solu_file import known_objective
+from lns.core.problem.solution_file import check_writable
+from lns.core.problem.validation import check_run_arguments
+from lns.core.search.config import DEADLINE_MARGIN, LNSConfig
+from lns.core.search.incumbent import ImprovingOnly, Incumbent
+from lns.core.search.loop import as_status, run_lns, stop_state
+from lns.core.search.progress import ImprovementLogger
+from lns.core.search.result import Callback, Result, build_result
+from lns.core.search.selection import FunctionSelector, Selector
+from lns.core.search.start import StallRule, StartStrategy, StartTask, make_start
+from lns.core.search.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
+from lns.core.search.warm_start import warm_start
+from lns.core.solvers.protocol import SEED_BOUND, SolveStatus, SubSolver
+from lns.core.solvers.scip.subsolver import ScipSubSolver
+from lns.core.solvers.watchdog import CLEAN_UP_SHARE
 from lns.registry import make_selector
 
 log = logging.getLogger("lns")
 
 METHODS = ("lns", "scip", "cpsat", "localmip")
 SUB_SOLVERS = ("scip", "cpsat")
-#: ``**options`` of ``method="cpsat"`` (see :func:`lns.core.cpsat.solve_cpsat`).
+#: ``**options`` of ``method="cpsat"`` (see :func:`lns.core.baselines.cpsat.solve_cpsat`).
 CPSAT_OPTIONS = ("num_workers", "max_scale_exponent")
 
 
@@ -84,21 +84,21 @@ def solve(
     selector : str, Selector or callable
         Neighborhood selector, by registry name (see :data:`lns.registry.SELECTORS`), as an
         object, or as a plain function ``(state, size, rng) -> Neighborhood`` (see
-        :class:`lns.core.selection.FunctionSelector`).
+        :class:`lns.core.search.selection.FunctionSelector`).
     method : {"lns", "scip", "cpsat", "localmip"}
         ``"lns"``: large neighborhood search with ``selector``; ``"scip"``: plain SCIP on the
         whole problem under the same budget, for like-for-like comparisons; ``"cpsat"``:
-        OR-Tools CP-SAT on the whole problem, see :func:`lns.core.cpsat.solve_cpsat`
+        OR-Tools CP-SAT on the whole problem, see :func:`lns.core.baselines.cpsat.solve_cpsat`
         (``**options`` are its ``num_workers`` and ``max_scale_exponent``); ``"localmip"``:
         Local-MIP alone, one thread (the ``localmip`` package; see
         :func:`lns.core.parallel.kinds.local_search.solve_local_mip`).
     sub_solver : {"scip", "cpsat"} or SubSolver
         Solver of the LNS sub-problems (and of the first solution): SCIP
-        (:class:`lns.core.scip_subsolver.ScipSubSolver`), CP-SAT for pure-integer problems
-        (:class:`lns.core.cpsat_subsolver.CpSatSubSolver`), or an object following the
-        :class:`lns.core.subsolver.SubSolver` protocol, used as it is.
+        (:class:`lns.core.solvers.scip.subsolver.ScipSubSolver`), CP-SAT for pure-integer problems
+        (:class:`lns.core.solvers.cpsat.subsolver.CpSatSubSolver`), or an object following the
+        :class:`lns.core.solvers.protocol.SubSolver` protocol, used as it is.
     stop : Stop, optional
-        A further stop rule (:mod:`lns.core.stop`, e.g.
+        A further stop rule (:mod:`lns.core.search.stop`, e.g.
         ``NoImprovement(seconds=20) | Target(1500)``), asked between LNS iterations together
         with ``time_limit`` and ``iteration_limit``.
     time_limit : float or None
@@ -112,7 +112,7 @@ def solve(
         A start instead of the sub-solver's first solution (for ``"scip"`` and ``"cpsat"``: a
         start solution and hint): a ``.sol`` file, ``{name: value}`` or a value vector, possibly
         partial (NaN: unassigned); a partial or infeasible start is completed by a sub-solve
-        (see :func:`lns.core.warm_start.warm_start`; ``"cpsat"`` takes complete starts only).
+        (see :func:`lns.core.search.warm_start.warm_start`; ``"cpsat"`` takes complete starts only).
     out : path, optional
         Where to write the best solution (``.sol``), also after a time limit or Ctrl-C.
     optimum : float, optional
@@ -124,7 +124,7 @@ def solve(
         Hooks called on each improvement, selection and iteration (with ``workers >= 2``: on
         each improvement only; the iterations run in the workers).
     workers : int or "all"
-        LNS worker processes (:mod:`lns.core.portfolio`); ``1`` runs the sequential loop in
+        LNS worker processes (:mod:`lns.core.parallel.portfolio`); ``1`` runs the sequential loop in
         this process; ``"all"``: one per core this process may use (:func:`usable_cores`), the
         default of ``lns-solve``. Here the default stays 1, so that a seeded run with iteration
         and node limits repeats exactly, every callback sees every iteration and any
@@ -132,11 +132,11 @@ def solve(
         ``selector`` and its own seed, and ``iteration_limit`` limits each worker;
         ``sub_solver`` and ``stop`` must then be a name and a picklable rule. The workers
         import the calling script only when the selector or the stop rule is defined in it
-        (:mod:`lns.core.spawn_main`); only then does the script need an
+        (:mod:`lns.core.parallel.spawn_main`); only then does the script need an
         ``if __name__ == "__main__":`` guard.
     deterministic : bool
         With ``workers >= 2``: exchange solutions only every
-        :data:`lns.core.portfolio.SYNC_EVERY` iterations, so that a seeded run with
+        :data:`lns.core.parallel.portfolio.SYNC_EVERY` iterations, so that a seeded run with
         ``iteration_limit`` and ``iteration_node_limit`` (no time limit reached) repeats.
     complete_worker : bool
         With ``workers >= 2`` (not ``deterministic``): the same as
@@ -152,7 +152,7 @@ def solve(
         A ``scip`` or ``cpsat`` worker's proof of optimality ends the run. Not with
         ``deterministic`` unless LNS only (:mod:`lns.core.parallel.plan`).
     **options
-        Fields of :class:`lns.core.config.LNSConfig` (``initial_fraction``,
+        Fields of :class:`lns.core.search.config.LNSConfig` (``initial_fraction``,
         ``iteration_time_limit``, ...), or for ``method="cpsat"`` the names in
         :data:`CPSAT_OPTIONS`.
 
@@ -271,7 +271,8 @@ class _Run:
     def time_left(self) -> float:
         """Seconds a solve of the whole problem may take: what the stop rules leave (``math.inf``:
         no time limit), less the time the solver takes to free a long solve's search tree
-        (:data:`lns.core.watchdog.CLEAN_UP_SHARE`), so that the run ends within its budget."""
+        (:data:`lns.core.solvers.watchdog.CLEAN_UP_SHARE`), so that the run ends within its
+        budget."""
         remaining = self.stop.remaining(stop_state(self.incumbent, len(self.records)))
         return remaining * (1 - CLEAN_UP_SHARE)
 
@@ -424,7 +425,7 @@ def _plain_scip(run: _Run) -> None:
 def _initial_solution(run: _Run) -> StopReason | None:
     """Find the first incumbent; returns a stop reason if the run is already over, else ``None``.
 
-    The start strategy (``LNSConfig.start``, see :mod:`lns.core.start`) searches for
+    The start strategy (``LNSConfig.start``, see :mod:`lns.core.search.start`) searches for
     ``initial_time_limit`` seconds first; with no solution by then, it goes on for the rest of
     the budget (a restart would only repeat its work).
     """
@@ -524,7 +525,9 @@ def named_sub_solver(name: str, problem: Problem, config: LNSConfig, model=None)
     """The sub-solver ``name`` (one of :data:`SUB_SOLVERS`) of ``problem`` (on ``model``, the
     SCIP model read from its file, if given); also what each portfolio worker builds."""
     if name == "cpsat":
-        from lns.core.cpsat_subsolver import CpSatSubSolver  # lands with the CP-SAT sub-solver
+        from lns.core.solvers.cpsat.subsolver import (
+            CpSatSubSolver,  # lands with the CP-SAT sub-solver
+        )
 
         return CpSatSubSolver(problem)
     return ScipSubSolver(
@@ -592,7 +595,7 @@ def _stop_rule(time_limit: float | None, iteration_limit: int | None, stop: Stop
     if stop is not None:
         if not isinstance(stop, Stop):
             raise TypeError(
-                f"solve(): stop must be a stop rule of lns.core.stop (e.g. "
+                f"solve(): stop must be a stop rule of lns.core.search.stop (e.g. "
                 f"NoImprovement(seconds=20) | Target(1500)), got {stop!r}"
             )
         rules.append(stop)

@@ -36,10 +36,10 @@ from typing import Any
 
 from instances.bundled import resolve_instance
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
+from lns.core.child_process import die_with_parent
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
-from lns.core.portfolio_worker import die_with_parent
-from lns.core.problem import instance_name
-from lns.core.solu import known_objective
+from lns.core.problem.mip import instance_name
+from lns.core.problem.solu_file import known_objective
 from lns.registry import SELECTORS
 
 log = logging.getLogger("lns")
@@ -51,7 +51,7 @@ PORTFOLIO_METHODS = ("auto", "auto_stay", "auto_rate")
 REQUIRED_OPTIONS = {"cl_lns": "checkpoint"}
 #: Modules a method's runs import, imported once before the runs (forked workers inherit them),
 #: so that no run pays their import (torch's takes seconds) inside its budget.
-PRELOAD = {"cl_lns": ("learning.checkpoint", "learning.features", "learning.graph")}
+PRELOAD = {"cl_lns": ("learning.checkpoint", "learning.features", "learning.bipartite_graph")}
 ALL = "all"
 
 
@@ -68,9 +68,9 @@ class RunSpec:
     time_limit : float
     method_options : dict
         For a selector: its constructor arguments; for ``"cpsat"``: options of
-        :func:`lns.core.cpsat.solve_cpsat` (``num_workers``, ``max_scale_exponent``).
+        :func:`lns.core.baselines.cpsat.solve_cpsat` (``num_workers``, ``max_scale_exponent``).
     lns_options : dict
-        Fields of :class:`lns.core.loop.LNSConfig` for LNS and plain SCIP runs.
+        Fields of :class:`lns.core.search.loop.LNSConfig` for LNS and plain SCIP runs.
     """
 
     instance_set: str

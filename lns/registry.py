@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lns.core.errors import UnknownNameError
-from lns.core.selection import Selector
+from lns.core.search.selection import Selector
 
 SELECTORS = {
     "random": "heuristics.random_selector:RandomSelector",
     "local_branching": "heuristics.local_branching:LocalBranching",
     "lb_relax": "heuristics.lb_relax:LBRelax",
-    "graph": "heuristics.graph:GraphInduced",
+    "graph": "heuristics.graph_induced:GraphInduced",
     "rins": "heuristics.rins:RINS",
     "dins": "heuristics.dins:DINS",
     "crossover": "heuristics.crossover:Crossover",

@@ -7,7 +7,7 @@ of the primal integral (with their mean and median), and the pairwise win counts
 methods (on how many instances one has a lower primal integral than another).
 
 Per run, the primal gap is the step
-function of its trajectory (:mod:`lns.core.metrics`); seeds are averaged per instance and
+function of its trajectory (:mod:`lns.core.search.metrics`); seeds are averaged per instance and
 method before instances are aggregated, so every instance weighs the same. A run that
 failed or was skipped (a method that does not apply, such as CP-SAT on a problem with
 continuous variables) has no solution: gap 1 throughout, primal integral ``T``.
@@ -28,7 +28,7 @@ import numpy as np
 
 from lns.bench import method_names
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord, write_table
-from lns.core.metrics import (
+from lns.core.search.metrics import (
     best_found,
     best_performing_rate,
     first_solution_time,

@@ -12,9 +12,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.bundled import BUNDLED_DIR, MIPLIB2017_DIR
-from lns.core.problem import Problem
-from lns.core.selection import Neighborhood, Selector
-from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
+from lns.core.problem.mip import Problem
+from lns.core.search.selection import Neighborhood, Selector
+from lns.core.solvers.protocol import FoundSolution, SolveOutcome, SolveStatus, no_session
 
 
 def miplib(name: str):

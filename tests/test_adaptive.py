@@ -9,13 +9,13 @@ import pytest
 from helpers import miplib
 from heuristics.adaptive import AdaptiveSelector
 from heuristics.bandit import UCB1, ArmStatistics, Roulette, Thompson, reward_of
-from heuristics.graph import GraphInduced
+from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
 from lns.api import solve
-from lns.core.problem import read_problem
-from lns.core.result import Callback, IterationRecord
-from lns.core.selection import FunctionSelector, SearchState
+from lns.core.problem.mip import read_problem
+from lns.core.search.result import Callback, IterationRecord
+from lns.core.search.selection import FunctionSelector, SearchState
 from lns.registry import make_selector
 
 

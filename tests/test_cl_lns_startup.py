@@ -26,8 +26,8 @@ from learning.inference import NumpyPolicy
 from learning.problem_class import detect_class
 from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
 from lns.api import solve
-from lns.core.problem import read_problem
-from lns.core.selection import SearchState
+from lns.core.problem.mip import read_problem
+from lns.core.search.selection import SearchState
 from lns.registry import make_selector
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,8 +114,8 @@ def _numpy_logits_and_scores(path, observation, n_variables):
 def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
     import torch
 
+    from learning.bipartite_graph import observation_graph
     from learning.checkpoint import load_checkpoint
-    from learning.graph import observation_graph
 
     problem, observation = _tiny_observation()
     logits, scores = _numpy_logits_and_scores(
@@ -216,7 +216,7 @@ def test_without_a_checkpoint_a_problem_of_no_shipped_class_gets_the_general_mod
 
 
 def test_without_a_matching_model_the_run_fails_before_solving(monkeypatch, no_general_model):
-    from lns.core.scip_subsolver import ScipSubSolver
+    from lns.core.solvers.scip.subsolver import ScipSubSolver
 
     def no_solve(*args, **kwargs):
         raise AssertionError("solved before refusing")
@@ -259,7 +259,7 @@ def test_first_call_stops_at_the_deadline_on_a_slow_lp():
 def test_one_second_budget_is_respected():
     """air05 from a known solution (the LNS starts at once): root LP, features and model fit a
     1 s budget, which ends the run (the seconds they take: ``benchmarks/cl_lns_startup.py``)."""
-    from lns.core.scip_subsolver import ScipSubSolver
+    from lns.core.solvers.scip.subsolver import ScipSubSolver
 
     problem = read_problem(miplib("air05"))
     start = ScipSubSolver(problem).solve(time_limit=30, seed=0, solution_limit=1).best.x

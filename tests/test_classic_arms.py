@@ -9,7 +9,7 @@ from heuristics.crossover import Crossover
 from heuristics.dins import DINS
 from heuristics.proximity import Proximity
 from heuristics.rins import RINS
-from lns.core.selection import SearchState
+from lns.core.search.selection import SearchState
 
 
 def state(x, history=()):

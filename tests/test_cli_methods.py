@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from helpers import miplib
-from lns.core.problem import read_problem
-from lns.core.solution_file import read_sol
+from lns.core.problem.mip import read_problem
+from lns.core.problem.solution_file import read_sol
 
 
 @pytest.mark.parametrize("method", ["lns", "scip", "cpsat"])

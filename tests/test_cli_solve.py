@@ -8,8 +8,8 @@ import pytest
 
 from helpers import miplib
 from lns.api import usable_cores
-from lns.core.problem import read_problem
-from lns.core.solution_file import read_sol
+from lns.core.problem.mip import read_problem
+from lns.core.problem.solution_file import read_sol
 
 
 def lns_solve(*overrides, cwd, timeout=120):

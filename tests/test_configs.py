@@ -13,7 +13,7 @@ from omegaconf import OmegaConf
 
 from configs import CONFIG_DIR
 from lns.cli.common import override_problem
-from lns.core.config import LNSConfig
+from lns.core.search.config import LNSConfig
 from lns.registry import SELECTORS, selector_class, selector_defaults
 
 

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import lns.core.cpsat_mip
+import lns.core.baselines.cpsat_mip
 from helpers import knapsack, miplib, miplib2017, mixed_problem
 from lns.api import solve
-from lns.core import metrics
-from lns.core.cpsat_mip import _follow
-from lns.core.cpsat_model import build_cpsat_model
+from lns.core.baselines.cpsat_mip import _follow
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
+from lns.core.search import metrics
+from lns.core.solvers.cpsat.model import build_cpsat_model
 
 
 def _two_var_problem(coefficients, upper=(10.0, 10.0), rhs=1.1, types=("I", "I")):
@@ -141,8 +141,8 @@ class InterruptAtFirstLogged:
 
 def test_interrupt_stops_the_mip_interface_and_keeps_its_best_solution(monkeypatch):
     # neos-911970 has continuous variables: CP-SAT runs behind OR-Tools' MIP interface.
-    pattern = InterruptAtFirstLogged(lns.core.cpsat_mip.SOLUTION_LINE)
-    monkeypatch.setattr(lns.core.cpsat_mip, "SOLUTION_LINE", pattern)
+    pattern = InterruptAtFirstLogged(lns.core.baselines.cpsat_mip.SOLUTION_LINE)
+    monkeypatch.setattr(lns.core.baselines.cpsat_mip, "SOLUTION_LINE", pattern)
     result = solve(miplib2017("neos-911970"), method="cpsat", time_limit=60, num_workers=1)
     assert pattern.sent and result.stop_reason == "interrupted"
     assert result.feasibility.feasible and result.objective == result.trajectory[-1][1]

@@ -41,7 +41,7 @@ from learning.features import (
     resolve_columns,
 )
 from lns.core.errors import UnknownNameError
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 SQRT2 = np.sqrt(2.0)
 

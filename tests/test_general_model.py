@@ -20,7 +20,7 @@ from learning.selector import CLLNS, PRETRAINED_DIR
 from learning.train import TrainConfig, graph_logits, train
 from lns.api import solve
 from lns.core.errors import UnknownNameError
-from lns.core.problem import read_problem
+from lns.core.problem.mip import read_problem
 from lns.registry import make_selector
 from test_learning_pipeline import TINY, TINY_MODEL, TINY_PARAMS, tiny_mis
 

@@ -11,10 +11,10 @@ import pytest
 
 from instances.generators import CLASSES, MANIFEST, instance_rng, problem_class, write_set
 from instances.generators.ca import draw_auction
-from instances.generators.graphs import barabasi_albert, erdos_renyi, greedy_clique_partition
+from instances.generators.random_graphs import barabasi_albert, erdos_renyi, greedy_clique_partition
 from instances.generators.sampling import distinct_subsets
 from lns.core.errors import UnknownNameError
-from lns.core.problem import read_problem
+from lns.core.problem.mip import read_problem
 
 # Tiny parameters per class: every test below runs in well under a second per class.
 TINY = {

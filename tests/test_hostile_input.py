@@ -15,9 +15,9 @@ import scipy.sparse as sp
 
 from helpers import knapsack, miplib
 from lns.api import solve
-from lns.core.config import LNSConfig
 from lns.core.errors import InvalidArgumentError, ProblemReadError
-from lns.core.problem import Problem, problem_from_scip, read_problem
+from lns.core.problem.mip import Problem, problem_from_scip, read_problem
+from lns.core.search.config import LNSConfig
 
 MPS = """NAME tiny
 ROWS

@@ -10,10 +10,10 @@ from pyscipopt import Model
 import lns
 from helpers import knapsack, miplib
 from lns import solve
-from lns.core.problem import read_problem
-from lns.core.result import Result
-from lns.core.selection import Neighborhood
-from lns.core.solution_file import read_sol
+from lns.core.problem.mip import read_problem
+from lns.core.problem.solution_file import read_sol
+from lns.core.search.result import Result
+from lns.core.search.selection import Neighborhood
 
 
 def _knapsack_model() -> Model:

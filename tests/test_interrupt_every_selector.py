@@ -18,10 +18,10 @@ from helpers import miplib
 from instances.generators.mis import MISParams, generate
 from lns.api import solve
 from lns.core.interrupt import InterruptGuard
-from lns.core.lp import WarmLP, solve_lp
-from lns.core.problem import read_problem
-from lns.core.result import Callback
-from lns.core.solution_file import read_sol
+from lns.core.problem.mip import read_problem
+from lns.core.problem.solution_file import read_sol
+from lns.core.search.result import Callback
+from lns.core.solvers.lp import WarmLP, solve_lp
 
 CLASSICAL = ["random", "local_branching", "lb_relax", "graph", "rins", "adaptive"]
 

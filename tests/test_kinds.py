@@ -20,17 +20,17 @@ from helpers import FirstHalf, knapsack, miplib, mixed_problem
 from lns import solve
 from lns.api import named_sub_solver
 from lns.bench import expand_methods
-from lns.core.config import LNSConfig
-from lns.core.incumbent import Incumbent
 from lns.core.parallel.allocation import Allocation, RateRule, StayRule
 from lns.core.parallel.kinds import KINDS, worker_class
 from lns.core.parallel.kinds.protocol import KindUnavailable, KindWorker
-from lns.core.portfolio import Portfolio
-from lns.core.portfolio_worker import WorkerSpec
-from lns.core.problem import read_problem
-from lns.core.selection import Neighborhood, Selector
-from lns.core.stop import MaxRuntime, StopReason
-from lns.core.subsolver import SolveOutcome, SolveStatus
+from lns.core.parallel.portfolio import Portfolio
+from lns.core.parallel.worker import WorkerSpec
+from lns.core.problem.mip import read_problem
+from lns.core.search.config import LNSConfig
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.selection import Neighborhood, Selector
+from lns.core.search.stop import MaxRuntime, StopReason
+from lns.core.solvers.protocol import SolveOutcome, SolveStatus
 from test_signals import assert_best_solution_written, start, stop, wait_for
 
 SCIP = functools.partial(named_sub_solver, "scip")
@@ -143,7 +143,7 @@ def test_a_better_but_infeasible_solution_of_a_kind_is_refused():
 
 
 def test_a_cpsat_solution_is_checked_in_the_original_problem(caplog):
-    from lns.core.cpsat_subsolver import CpSatSubSolver
+    from lns.core.solvers.cpsat.subsolver import CpSatSubSolver
 
     problem = knapsack()
     solver = CpSatSubSolver(problem)

@@ -10,6 +10,7 @@ import torch
 from torch_geometric.data import Batch
 
 from helpers import knapsack, mixed_problem
+from learning.bipartite_graph import make_graph, observation_graph
 from learning.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from learning.features import (
     CONS_DYNAMIC_START,
@@ -20,7 +21,6 @@ from learning.features import (
     VarFeature,
     split_rows,
 )
-from learning.graph import make_graph, observation_graph
 from learning.loss import imitation_bce, info_nce, loss_function
 from learning.model import GATPolicy
 from learning.selector import sample_by_scores

@@ -19,7 +19,7 @@ from learning.selector import CLLNS
 from learning.train import TrainConfig, train
 from lns.api import solve
 from lns.core.errors import UnknownNameError
-from lns.core.selection import SearchState
+from lns.core.search.selection import SearchState
 
 TINY = CollectConfig(
     iterations=4,
@@ -352,8 +352,8 @@ def test_a_folder_of_instances_is_its_problem_files(tmp_path):
 
 def _p0201_start():
     from helpers import miplib
-    from lns.core.problem import read_problem
-    from lns.core.scip_subsolver import ScipSubSolver
+    from lns.core.problem.mip import read_problem
+    from lns.core.solvers.scip.subsolver import ScipSubSolver
 
     problem = read_problem(miplib("p0201"))
     return problem, ScipSubSolver(problem).solve(time_limit=20, seed=0, solution_limit=1).best.x
@@ -609,7 +609,7 @@ def test_command_line_feature_options(all_columns, tmp_path, monkeypatch):
 
 def test_collection_replaces_a_sub_solver_whose_solve_was_abandoned(monkeypatch):
     import learning.collect as collect
-    from lns.core.subsolver import SolveOutcome, SolveStatus
+    from lns.core.solvers.protocol import SolveOutcome, SolveStatus
 
     made = []
 

@@ -7,13 +7,13 @@ import pytest
 
 from helpers import FakeSubSolver, knapsack
 from lns import solve
-from lns.core.config import LNSConfig
-from lns.core.incumbent import Incumbent
-from lns.core.loop import run_lns
-from lns.core.neighborhood_size import AdaptiveSize
-from lns.core.selection import Neighborhood, Selector
-from lns.core.stop import MaxIterations, StopReason
-from lns.core.subsolver import SolveStatus
+from lns.core.search.config import LNSConfig
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.loop import run_lns
+from lns.core.search.neighborhood_size import AdaptiveSize
+from lns.core.search.selection import Neighborhood, Selector
+from lns.core.search.stop import MaxIterations, StopReason
+from lns.core.solvers.protocol import SolveStatus
 
 START = np.array([1.0, 0.0, 0.0, 0.0])  # knapsack value 10 (optimum 23: a and b)
 BETTER = np.array([1.0, 0.0, 1.0, 0.0])  # value 17, weight 7

@@ -6,8 +6,8 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.core.lp import ExtraColumns, ExtraRows, WarmLP, solve_lp
-from lns.core.problem import Problem, read_problem
+from lns.core.problem.mip import Problem, read_problem
+from lns.core.solvers.lp import ExtraColumns, ExtraRows, WarmLP, solve_lp
 
 
 def lp(objective, matrix, row_lower, row_upper, lower, upper, sense="minimize", types=None):
@@ -180,7 +180,7 @@ def _independent_set_lp(n_nodes=6000):
 def test_a_solve_calls_no_python_callback_unless_stopped(monkeypatch):
     """The interrupt callback, which needs Python's lock at each HiGHS iteration, is only
     started by a stop request: an uninterrupted solve never calls it."""
-    import lns.core.lp as lp_module
+    import lns.core.solvers.lp as lp_module
 
     calls = []
     callback = lp_module._interrupt_if_stopped

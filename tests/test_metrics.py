@@ -6,7 +6,7 @@ Berthold (2013)'s primal gap and integral, survival and best-performing rates.
 import numpy as np
 import pytest
 
-from lns.core.metrics import (
+from lns.core.search.metrics import (
     best_found,
     best_performing_rate,
     gap_at,
@@ -137,7 +137,7 @@ def test_best_performing_rate_counts_ties_for_each_method():
 
 
 def test_shifted_geometric_mean_ignores_missing_runs():
-    from lns.core.metrics import shifted_geometric_mean
+    from lns.core.search.metrics import shifted_geometric_mean
 
     assert shifted_geometric_mean([0.0, 3.0, float("nan")]) == pytest.approx(1.0)  # sqrt(1*4)-1
     assert shifted_geometric_mean([2.0, 2.0], shift=10) == pytest.approx(2.0)

@@ -17,12 +17,12 @@ import lns.api
 from helpers import FirstHalf, knapsack, miplib, wait_for_exit
 from lns import solve
 from lns.api import named_sub_solver
-from lns.core.config import LNSConfig
-from lns.core.incumbent import Incumbent
-from lns.core.portfolio import Portfolio
-from lns.core.selection import FunctionSelector, Neighborhood, Selector
-from lns.core.spawn_main import refers_to_main
-from lns.core.stop import MaxRuntime, StopReason
+from lns.core.parallel.portfolio import Portfolio
+from lns.core.parallel.spawn_main import refers_to_main
+from lns.core.search.config import LNSConfig
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.selection import FunctionSelector, Neighborhood, Selector
+from lns.core.search.stop import MaxRuntime, StopReason
 from test_signals import assert_best_solution_written, start, stop, wait_for
 
 SCIP = functools.partial(named_sub_solver, "scip")
@@ -148,7 +148,7 @@ def test_sigterm_with_two_workers_writes_the_solution(tmp_path):
 SCRIPT = textwrap.dedent("""
     import multiprocessing, sys
     from lns import solve
-    from lns.core.result import Callback
+    from lns.core.search.result import Callback
 
     class Pids(Callback):
         def on_improvement(self, improvement):

@@ -5,8 +5,8 @@ import pytest
 
 from helpers import knapsack, miplib, mixed_problem
 from lns.core.errors import ProblemReadError, UnsupportedProblemError
-from lns.core.problem import read_problem
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.problem.mip import read_problem
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 @pytest.mark.parametrize(

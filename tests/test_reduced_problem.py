@@ -10,10 +10,10 @@ import scipy.sparse as sp
 from helpers import knapsack, miplib, mixed_problem
 from instances.generators import ca, cfl, mis, mvc, sc
 from lns.core.errors import UnknownNameError
-from lns.core.problem import Problem, read_problem
-from lns.core.reduced_problem import Reducer
-from lns.core.scip_subsolver import ScipSubSolver, prefers_reduced
-from lns.core.subsolver import SolveStatus
+from lns.core.problem.mip import Problem, read_problem
+from lns.core.problem.reduced import Reducer
+from lns.core.solvers.protocol import SolveStatus
+from lns.core.solvers.scip.subsolver import ScipSubSolver, prefers_reduced
 
 
 def unusual_rows() -> Problem:

@@ -26,9 +26,9 @@ from learning.sampled_expert import (
 )
 from learning.train import TrainConfig, train
 from lns.core.errors import UnknownNameError
-from lns.core.problem import Problem
-from lns.core.scip_settings import SUB_MIP_SETTINGS
-from lns.core.selection import SearchState
+from lns.core.problem.mip import Problem
+from lns.core.search.selection import SearchState
+from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
 from test_learning_pipeline import TINY, TINY_MODEL, tiny_mis
 
 #: Candidates solved to the end within a node limit: the labels repeat exactly.
@@ -279,7 +279,7 @@ import sys
 import numpy as np
 from test_learning_pipeline import tiny_mis
 from learning.candidate_pool import CandidatePool, CandidatePoolError, CandidateResult
-from lns.core.scip_settings import SUB_MIP_SETTINGS
+from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
 
 problem = tiny_mis(0)
 pool = CandidatePool(problem, SUB_MIP_SETTINGS["fast"], workers=2)

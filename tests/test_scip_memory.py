@@ -2,8 +2,8 @@
 
 import pytest
 
-from lns.core.problem import read_scip_model
-from lns.core.scip_memory import MemoryRelease, collect_memory_garbage
+from lns.core.problem.mip import read_scip_model
+from lns.core.solvers.scip.memory import MemoryRelease, collect_memory_garbage
 from tests.helpers import miplib
 
 

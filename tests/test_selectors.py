@@ -8,16 +8,16 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from heuristics.graph import GraphInduced
+from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import DistanceLP, LBRelax
 from heuristics.local_branching import Distance, LocalBranching
 from heuristics.rins import RINS
 from lns.api import solve
 from lns.core.errors import UnknownNameError, UnsupportedProblemError
-from lns.core.lp import solve_lp
-from lns.core.problem import Problem, read_problem
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.selection import SearchState
+from lns.core.problem.mip import Problem, read_problem
+from lns.core.search.selection import SearchState
+from lns.core.solvers.lp import solve_lp
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 from lns.registry import SELECTORS, make_selector
 
 #: Selectors that need a trained model; the learning tests cover them.

@@ -14,8 +14,8 @@ import pytest
 
 from helpers import miplib
 from lns.core.interrupt import DeferredSignals, InterruptGuard
-from lns.core.problem import read_problem
-from lns.core.solution_file import read_sol
+from lns.core.problem.mip import read_problem
+from lns.core.problem.solution_file import read_sol
 
 STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 

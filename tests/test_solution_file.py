@@ -9,7 +9,7 @@ import pytest
 from helpers import knapsack
 from lns.api import solve
 from lns.core.errors import SolutionFileError
-from lns.core.solution_file import check_writable, read_sol, write_sol
+from lns.core.problem.solution_file import check_writable, read_sol, write_sol
 
 
 def test_concurrent_writers_never_leave_a_mixed_file(tmp_path):

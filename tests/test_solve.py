@@ -12,10 +12,10 @@ from lns import (
     read_problem,
     solve,
 )
-from lns.core.result import Callback
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.solu import known_objective
-from lns.core.solution_file import read_sol
+from lns.core.problem.solu_file import known_objective
+from lns.core.problem.solution_file import read_sol
+from lns.core.search.result import Callback
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 # Small neighbourhoods first, growing to the whole problem: the last iterations prove optimality.
 EXACT = dict(initial_fraction=0.3, growth=2.0, max_fraction=1.0, iteration_node_limit=100000)

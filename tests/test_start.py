@@ -12,26 +12,26 @@ import numpy as np
 import pytest
 
 import lns.api
-import lns.core.cpsat_racer
-import lns.core.start
+import lns.core.search.start
+import lns.core.solvers.cpsat.racer
 from helpers import KNAPSACK_VALUES, FakeSubSolver, knapsack, miplib, mixed_problem
 from lns import solve
-from lns.core.config import LNSConfig
-from lns.core.cpsat_racer import CpSatProcess
 from lns.core.errors import UnknownNameError
 from lns.core.interrupt import InterruptGuard, active_guard
-from lns.core.problem import read_problem
-from lns.core.result import Callback
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.start import (
+from lns.core.problem.mip import read_problem
+from lns.core.search.config import LNSConfig
+from lns.core.search.result import Callback
+from lns.core.search.start import (
     StallRule,
     StartTask,
     make_start,
     race_until_stall,
     solve_until_stall,
 )
-from lns.core.stop import StopReason
-from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus, no_session
+from lns.core.search.stop import StopReason
+from lns.core.solvers.cpsat.racer import CpSatProcess
+from lns.core.solvers.protocol import FoundSolution, SolveOutcome, SolveStatus, no_session
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 #: Improving knapsack solutions (values 7, 17, 23) and when the fake whole-problem solve finds
 #: them: three quick ones, then a long silence (until the solve is stopped).
@@ -257,7 +257,7 @@ def hang_forever(*args, **kwargs):
 
 def test_a_cpsat_child_that_does_not_report_is_killed_after_its_deadline(monkeypatch):
     # A child that neither reports nor ends: the solve returns only if the child is killed.
-    monkeypatch.setattr(lns.core.cpsat_racer, "_child_main", hang_forever)
+    monkeypatch.setattr(lns.core.solvers.cpsat.racer, "_child_main", hang_forever)
     outcome = CpSatProcess(knapsack()).solve(time_limit=0.5, seed=0)
     assert outcome.status is SolveStatus.TIME_LIMIT and not outcome.found
     assert not multiprocessing.active_children()
@@ -274,8 +274,8 @@ def test_race_start_races_cpsat_on_pure_integer_problems(monkeypatch, problem, k
         raced.extend(racer.name for racer in racers)
         return outcome
 
-    real_race = lns.core.start.race_until_stall
-    monkeypatch.setattr(lns.core.start, "race_until_stall", spy)
+    real_race = lns.core.search.start.race_until_stall
+    monkeypatch.setattr(lns.core.search.start, "race_until_stall", spy)
     result = solve(problem(), time_limit=20, start="race", iteration_limit=1)
     assert raced == kinds
     assert result.feasibility.feasible and result.stop_reason == "optimal"

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from lns import Problem, solve
-from lns.core.stop import (
+from lns.core.search.stop import (
     AnyOf,
     Callback,
     MaxIterations,

@@ -15,12 +15,12 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.core.cpsat_subsolver import CpSatSubSolver
 from lns.core.errors import UnsupportedProblemError
 from lns.core.interrupt import InterruptGuard
-from lns.core.problem import Problem, read_problem
-from lns.core.scip_subsolver import SCIP_STATUS, ScipSubSolver, scip_status
-from lns.core.subsolver import SolveStatus, SubSolverAbandonedError
+from lns.core.problem.mip import Problem, read_problem
+from lns.core.solvers.cpsat.subsolver import CpSatSubSolver
+from lns.core.solvers.protocol import SolveStatus, SubSolverAbandonedError
+from lns.core.solvers.scip.subsolver import SCIP_STATUS, ScipSubSolver, scip_status
 
 SUB_SOLVERS = {
     "scip": ScipSubSolver,
@@ -213,8 +213,8 @@ def test_a_solve_that_never_returns_is_abandoned(make):
 
 NAN_OBJECTIVE = """
 import numpy as np, scipy.sparse as sp
-from lns.core.problem import Problem
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.problem.mip import Problem
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 problem = Problem(name="nan", var_names=("x", "y"), var_types=np.array(["I", "I"]),
                   lower=np.zeros(2), upper=np.full(2, 10.0), objective=np.array([1.0, -1.0]),
                   objective_offset=0.0, sense="minimize", matrix=sp.csr_matrix(np.ones((1, 2))),
@@ -283,8 +283,8 @@ def test_cpsat_solves_a_problem_with_a_fractional_objective_again_and_again():
 
 def test_sub_mip_settings_reach_the_lns_sub_solver_under_scip_params():
     from lns.api import named_sub_solver
-    from lns.core.config import LNSConfig
     from lns.core.errors import UnknownNameError
+    from lns.core.search.config import LNSConfig
 
     problem = knapsack()
     config = LNSConfig(sub_mip="fast", scip_params={"presolving/maxrestarts": 3})

@@ -8,9 +8,9 @@ import pytest
 
 from helpers import miplib, mixed_problem
 from lns import SolutionFileError, solve
-from lns.core.result import Callback
-from lns.core.scip_subsolver import ScipSubSolver
-from lns.core.subsolver import SolveOutcome, SolveStatus
+from lns.core.search.result import Callback
+from lns.core.solvers.protocol import SolveOutcome, SolveStatus
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 NAN = np.nan
 

@@ -2,7 +2,7 @@
 
 Each class (``mvc``, ``mis``, ``sc``, ``ca``, ``cfl``) has a frozen parameter dataclass, validated
 on construction, ``small`` and ``large`` presets, and a pure ``generate(params, rng, name)``
-returning a :class:`lns.core.problem.Problem`::
+returning a :class:`lns.core.problem.mip.Problem`::
 
     from instances.generators import problem_class, instance_rng
     mis = problem_class("mis")

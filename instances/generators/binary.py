@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 
 def names(prefix: str, count: int) -> tuple:

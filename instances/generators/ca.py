@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from instances.generators.binary import binary_problem, names
 from instances.generators.validation import check_count, check_range
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 _MAX_REJECTED_PER_BID = 100
 _PROPOSALS = 4

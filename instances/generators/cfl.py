@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.generators.validation import check_count, check_range
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.generators.binary import binary_problem, names
-from instances.generators.graphs import (
+from instances.generators.random_graphs import (
     GRAPH_MODELS,
     WEIGHTINGS,
     greedy_clique_partition,
@@ -25,7 +25,7 @@ from instances.generators.graphs import (
     node_weights,
 )
 from instances.generators.validation import check_choice, check_count, check_range
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 FORMULATIONS = ("edge", "clique")
 

@@ -13,9 +13,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.generators.binary import binary_problem, names
-from instances.generators.graphs import GRAPH_MODELS, WEIGHTINGS, make_graph, node_weights
+from instances.generators.random_graphs import GRAPH_MODELS, WEIGHTINGS, make_graph, node_weights
 from instances.generators.validation import check_choice, check_count
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import numpy as np
 
 from instances.generators import ca, cfl, mis, mvc, sc
 from lns.core.errors import UnknownNameError
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 
 @dataclass(frozen=True)

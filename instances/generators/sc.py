@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from instances.generators.binary import binary_problem, names
 from instances.generators.sampling import distinct_subsets
 from instances.generators.validation import check_count, check_range
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from lns.cli.common import CONFIG_PATH, exit_on_error
 from lns.core.errors import UnknownNameError
-from lns.core.problem import is_problem_file
+from lns.core.problem.mip import is_problem_file
 
 log = logging.getLogger("lns.collect")
 EXPERTS = ("lb", "sampled")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from lns.core.metrics import primal_gap
-from lns.core.result import Callback, Improvement, IterationRecord
+from lns.core.search.metrics import primal_gap
+from lns.core.search.result import Callback, Improvement, IterationRecord
 
 
 class ProgressBar(Callback):

@@ -15,9 +15,9 @@ from lns.api import solve
 from lns.cli.common import hydra_app
 from lns.cli.progress_bar import ProgressBar
 from lns.cli.signals import exit_after_stop_signal
-from lns.core.metrics import primal_gap
-from lns.core.result import Result
-from lns.core.solu import known_objective
+from lns.core.problem.solu_file import known_objective
+from lns.core.search.metrics import primal_gap
+from lns.core.search.result import Result
 
 log = logging.getLogger("lns")
 

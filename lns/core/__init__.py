@@ -1,4 +1,6 @@
-"""The framework's core: problem, sub-solvers, LNS loop, incumbent, result, stop rules, metrics.
+"""The framework's core: the problem (:mod:`.problem`), the solvers of its sub-problems
+(:mod:`.solvers`), the LNS search (:mod:`.search`), the parallel portfolio (:mod:`.parallel`) and
+whole-problem baselines (:mod:`.baselines`); typed errors and the handling of stop signals here.
 
 Nothing here imports :mod:`heuristics`, :mod:`learning`, :mod:`instances` or the apps
 (:mod:`lns.api`, :mod:`lns.cli`, :mod:`lns.bench`, :mod:`lns.report`); the layering test

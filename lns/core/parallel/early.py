@@ -1,7 +1,7 @@
 """The portfolio's workers of other kinds search before a first solution exists.
 
 The LNS workers need an incumbent; CP-SAT, Local-MIP and SCIP do not. While the main process
-looks for the first solution (:mod:`lns.core.start`), :class:`EarlyStart` starts those
+looks for the first solution (:mod:`lns.core.search.start`), :class:`EarlyStart` starts those
 workers without one and collects what they send. Their first solution ends the main
 process's start search (``on_found``, the start solver's ``stop``): the solutions are
 checked and offered to the incumbent (:meth:`EarlyStart.offer`) before the LNS workers

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.parallel.allocation import DEFAULT_RULE, RULES
 from lns.core.parallel.kinds import KINDS, missing
-from lns.core.problem import Problem
+from lns.core.problem.mip import Problem
 
 log = logging.getLogger("lns")
 

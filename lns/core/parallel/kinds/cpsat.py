@@ -1,7 +1,7 @@
 """The ``cpsat`` worker kind: CP-SAT on the whole problem (one search thread), the shared
 incumbent as its solution hint, restarted with the newest one (:class:`WholeProblemWorker`).
 
-On a pure-integer problem CP-SAT's own model is solved (:class:`lns.core.cpsat_subsolver.
+On a pure-integer problem CP-SAT's own model is solved (:class:`lns.core.solvers.cpsat.subsolver.
 CpSatSubSolver`): the incumbent is also its cutoff, every solution comes back through a solution
 callback as it is found, and a proof of optimality ends the run. Any other MIP goes, as the
 ``cpsat`` baseline does, through OR-Tools' MIP interface to CP-SAT (:class:`MipInterface`),
@@ -22,8 +22,8 @@ from typing import Any
 from lns.core.errors import UnsupportedProblemError
 from lns.core.parallel.kinds.protocol import KindUnavailable
 from lns.core.parallel.kinds.whole_problem import WholeProblemWorker
-from lns.core.problem import Problem
-from lns.core.subsolver import FoundSolution, SolveOutcome, SolveStatus
+from lns.core.problem.mip import Problem
+from lns.core.solvers.protocol import FoundSolution, SolveOutcome, SolveStatus
 
 #: Seconds of the first solve through the MIP interface (each restart doubles them).
 MIP_FIRST_SEGMENT = 2.0
@@ -36,7 +36,7 @@ class CpSatWorker(WholeProblemWorker):
 
     def prepare(self) -> None:
         try:
-            from lns.core.cpsat_subsolver import CpSatSubSolver
+            from lns.core.solvers.cpsat.subsolver import CpSatSubSolver
         except ImportError as error:  # OR-Tools is an optional dependency
             raise KindUnavailable(f"cpsat: OR-Tools is not installed ({error})") from None
         try:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from lns.core.loop import run_lns
 from lns.core.parallel.kinds.protocol import KindWorker
-from lns.core.result import Callback
-from lns.core.stop import StopReason
+from lns.core.search.loop import run_lns
+from lns.core.search.result import Callback
+from lns.core.search.stop import StopReason
 
 
 class LnsWorker(KindWorker, Callback):
-    """:func:`lns.core.loop.run_lns` on the worker's own model; between two iterations the
+    """:func:`lns.core.search.loop.run_lns` on the worker's own model; between two iterations the
     loop's ``exchange`` hook sends the worker's new incumbent and takes the shared one (in
     deterministic mode every ``sync_every`` iterations only, waiting for the others)."""
 

@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from lns.core.incumbent import Incumbent
 from lns.core.interrupt import active_guard
-from lns.core.loop import stop_state
 from lns.core.parallel.kinds.protocol import KindUnavailable, KindWorker
-from lns.core.problem import Problem
-from lns.core.stop import StopReason
-from lns.core.subsolver import SEED_BOUND
+from lns.core.problem.mip import Problem
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.loop import stop_state
+from lns.core.search.stop import StopReason
+from lns.core.solvers.protocol import SEED_BOUND
 
 #: The module the ``localmip`` package installs.
 MODULE = "localmip_py"

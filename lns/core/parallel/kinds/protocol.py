@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lns.core.errors import UnsupportedProblemError
-from lns.core.incumbent import ImprovingOnly, Incumbent
-from lns.core.stop import StopReason
+from lns.core.search.incumbent import ImprovingOnly, Incumbent
+from lns.core.search.stop import StopReason
 
 if TYPE_CHECKING:
-    from lns.core.portfolio_worker import WorkerSpec
+    from lns.core.parallel.worker import WorkerSpec
 
 
 class KindUnavailable(UnsupportedProblemError):

@@ -5,7 +5,7 @@ proof of optimality ends the run (:class:`WholeProblemWorker`)."""
 from __future__ import annotations
 
 from lns.core.parallel.kinds.whole_problem import WholeProblemWorker
-from lns.core.scip_subsolver import ScipSubSolver
+from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 class ScipWorker(WholeProblemWorker):

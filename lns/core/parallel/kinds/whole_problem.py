@@ -7,17 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from lns.core.loop import as_status, stop_state
 from lns.core.parallel.kinds.protocol import KindWorker
-from lns.core.stop import StopReason
-from lns.core.subsolver import SEED_BOUND, SolveStatus
+from lns.core.search.loop import as_status, stop_state
+from lns.core.search.stop import StopReason
+from lns.core.solvers.protocol import SEED_BOUND, SolveStatus
 
 #: Seconds of a whole-problem worker's first solve (each restart doubles them).
 FIRST_SEGMENT = 10.0
 
 
 class WholeProblemWorker(KindWorker):
-    """A complete solver (:attr:`solver`, a :class:`lns.core.subsolver.SubSolver` built by
+    """A complete solver (:attr:`solver`, a :class:`lns.core.solvers.protocol.SubSolver` built by
     :meth:`prepare`) on the whole problem, restarted from the newest shared incumbent.
 
     Each solve starts from the incumbent, which is also its cutoff, and runs for

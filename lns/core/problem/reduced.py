@@ -1,0 +1,205 @@
+"""The sub-MIP of a neighborhood: its free variables and the rows that hold them, nothing else.
+
+Fixing the integer variables outside a neighborhood at the incumbent leaves a MIP over the free
+variables. Built from the whole model, a solver pays for every variable and row of the problem at
+each iteration (copying, presolving and freeing them), whatever the neighborhood's size. A
+:class:`ReducedProblem` is that MIP written out on its own, as CP-SAT's LNS builds its
+neighborhood models from the active constraints only:
+
+- its variables are the free ones; the fixed ones are folded into the row bounds,
+  :math:`\\ell_i - \\sum_{j \\notin F} a_{ij} x^*_j \\le \\sum_{j \\in F} a_{ij} x_j \\le u_i
+  - \\sum_{j \\notin F} a_{ij} x^*_j`;
+- a row without a free variable is dropped (it holds at the incumbent ``x*``, which is feasible);
+- a row with one free variable becomes a bound of that variable (rounded inwards for an integer
+  one), widened where needed to keep the incumbent's value: the incumbent satisfies the original
+  row within SCIP's tolerance, and it must stay a solution of the sub-MIP;
+- the objective keeps the fixed variables' share as its offset, so that objective values are
+  those of the original problem.
+
+Continuous variables stay free as in the whole-model sub-problem (``continuous="all"``), or only
+those sharing a row with a free integer variable do, the others fixed at the incumbent
+(``"adjacent"``). The work is numpy over the problem's sparse columns: it costs what the free
+columns hold, plus one product ``A x*`` per new incumbent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from lns.core.errors import UnknownNameError
+from lns.core.problem.mip import CONTINUOUS, Problem
+
+#: What a sub-solve with fixed variables solves: the whole model with the fixed variables' bounds
+#: changed, the :class:`ReducedProblem`, or either, chosen per solve by the share of the
+#: constraint matrix that the free variables hold
+#: (:func:`lns.core.solvers.scip.subsolver.prefers_reduced`).
+SUB_PROBLEMS = ("whole", "reduced", "auto")
+
+#: What becomes of the continuous variables in a reduced problem (see the module's docstring).
+CONTINUOUS_RULES = ("all", "adjacent")
+
+#: Slack by which a bound from a one-variable row may exceed an integer before it is rounded
+#: inwards (SCIP's default feasibility tolerance).
+BOUND_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class ReducedProblem:
+    """The sub-MIP of one neighborhood and the map from its variables to the original ones.
+
+    Attributes
+    ----------
+    problem : Problem
+        The sub-MIP; its variable ``k`` is the original variable ``columns[k]``, with the name it
+        has there.
+    columns : numpy.ndarray of int, shape (k,)
+        Original indices of the sub-MIP's variables, ascending.
+    base : numpy.ndarray, shape (n,)
+        The incumbent: the values of the original variables outside ``columns``.
+    """
+
+    problem: Problem
+    columns: np.ndarray
+    base: np.ndarray
+
+    @property
+    def start(self) -> np.ndarray:
+        """The incumbent's values of the sub-MIP's variables (a solution of the sub-MIP)."""
+        return self.base[self.columns]
+
+    def lift(self, values: np.ndarray) -> np.ndarray:
+        """The original problem's point with ``values`` on ``columns`` and ``base`` elsewhere."""
+        x = self.base.copy()
+        x[self.columns] = values
+        return x
+
+
+class Reducer:
+    """Builds the :class:`ReducedProblem` of each neighborhood of one problem.
+
+    Parameters
+    ----------
+    problem : Problem
+    continuous : {"all", "adjacent"}
+        Which continuous variables a reduced problem keeps free.
+
+    Notes
+    -----
+    It holds the constraint matrix by columns (one more sparse copy of the problem), and the row
+    activities ``A x*`` of the last incumbent it was given, computed again only when the
+    incumbent changes.
+    """
+
+    def __init__(self, problem: Problem, continuous: str = "all"):
+        if continuous not in CONTINUOUS_RULES:
+            raise UnknownNameError("continuous", continuous, CONTINUOUS_RULES)
+        self.problem = problem
+        self.continuous = continuous
+        self.by_column = sp.csc_matrix(problem.matrix)
+        self._var_names = np.array(problem.var_names, dtype=object)
+        self._row_names = np.array(problem.row_names, dtype=object)
+        self._incumbent: np.ndarray | None = None
+        self._activity = np.zeros(problem.n_rows)
+        self._holds = False
+
+    def free_columns(self, fixed: np.ndarray) -> np.ndarray:
+        """The variables a reduced problem keeps, ascending, when the integer variables
+        ``fixed`` are fixed."""
+        problem = self.problem
+        free = np.ones(problem.n_vars, dtype=bool)
+        free[fixed] = False
+        if self.continuous == "adjacent":
+            integers = free & problem.integer_mask
+            rows = np.unique(self.by_column[:, np.flatnonzero(integers)].indices)
+            adjacent = np.zeros(problem.n_vars, dtype=bool)
+            adjacent[problem.matrix[rows].indices] = True
+            free = integers | (free & ~problem.integer_mask & adjacent)
+        return np.flatnonzero(free)
+
+    def nonzeros(self, columns: np.ndarray) -> int:
+        """How many nonzeros of the constraint matrix the variables ``columns`` hold."""
+        indptr = self.by_column.indptr
+        return int((indptr[columns + 1] - indptr[columns]).sum())
+
+    def activity(self, incumbent: np.ndarray) -> np.ndarray:
+        """The row activities ``A x*`` of ``incumbent`` (kept until the incumbent changes)."""
+        if self._incumbent is None or not np.array_equal(self._incumbent, incumbent):
+            self._incumbent = np.array(incumbent, dtype=float)
+            self._activity = self.problem.matrix @ self._incumbent
+            self._holds = self.problem.check(self._incumbent).feasible
+        return self._activity
+
+    def holds(self, incumbent: np.ndarray) -> bool:
+        """Whether ``incumbent`` is feasible: a reduced problem drops the rows that hold at it,
+        which is right only then (a start handed in to be completed may not be)."""
+        self.activity(incumbent)
+        return self._holds
+
+    def reduce(self, columns: np.ndarray, incumbent: np.ndarray) -> ReducedProblem:
+        """The sub-MIP over ``columns`` (from :meth:`free_columns`), every other variable fixed
+        at its value in ``incumbent``."""
+        problem = self.problem
+        incumbent = np.asarray(incumbent, dtype=float)
+        entries = self.by_column[:, columns].tocoo()
+        rows, inverse = np.unique(entries.row, return_inverse=True)
+        held = entries.data * incumbent[columns][entries.col]
+        fixed_activity = self.activity(incumbent)[rows] - np.bincount(
+            inverse, weights=held, minlength=len(rows)
+        )
+        with np.errstate(invalid="ignore"):  # inf - finite stays inf
+            row_lower = problem.row_lower[rows] - fixed_activity
+            row_upper = problem.row_upper[rows] - fixed_activity
+        single = np.bincount(inverse, minlength=len(rows))[inverse] == 1
+        lower, upper = self._bounds(
+            columns, incumbent, entries, inverse, single, row_lower, row_upper
+        )
+        kept_rows, local = np.unique(inverse[~single], return_inverse=True)
+        matrix = sp.csr_matrix(
+            (entries.data[~single], (local, entries.col[~single])),
+            shape=(len(kept_rows), len(columns)),
+        )
+        objective = problem.objective[columns]
+        sub = Problem(
+            name=f"{problem.name}_neighborhood",
+            var_names=tuple(self._var_names[columns]),
+            var_types=problem.var_types[columns],
+            lower=lower,
+            upper=upper,
+            objective=objective,
+            objective_offset=problem.objective_value(incumbent)
+            - float(objective @ incumbent[columns]),
+            sense=problem.sense,
+            matrix=matrix,
+            row_lower=row_lower[kept_rows],
+            row_upper=row_upper[kept_rows],
+            row_names=tuple(self._row_names[rows[kept_rows]]),
+        )
+        return ReducedProblem(sub, columns, incumbent)
+
+    def _bounds(
+        self,
+        columns: np.ndarray,
+        incumbent: np.ndarray,
+        entries: sp.coo_matrix,
+        inverse: np.ndarray,
+        single: np.ndarray,
+        row_lower: np.ndarray,
+        row_upper: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The variables' bounds tightened by their one-variable rows, integers rounded inwards,
+        the incumbent's values kept inside."""
+        problem = self.problem
+        lower, upper = problem.lower[columns].copy(), problem.upper[columns].copy()
+        a, j, i = entries.data[single], entries.col[single], inverse[single]
+        with np.errstate(invalid="ignore"):
+            from_lower, from_upper = row_lower[i] / a, row_upper[i] / a
+        np.maximum.at(lower, j, np.where(a > 0, from_lower, from_upper))
+        np.minimum.at(upper, j, np.where(a > 0, from_upper, from_lower))
+        integer = problem.var_types[columns] != CONTINUOUS
+        lower[integer] = np.ceil(lower[integer] - BOUND_TOLERANCE)
+        upper[integer] = np.floor(upper[integer] + BOUND_TOLERANCE)
+        values = incumbent[columns]
+        return np.minimum(lower, values), np.maximum(upper, values)

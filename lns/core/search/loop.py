@@ -1,0 +1,277 @@
+"""The LNS loop: select a neighborhood, solve the sub-problem, keep the result if it is better.
+
+The loop is wired from small parts passed in (as the ``alns`` package's
+``ALNS.iterate(initial, select, accept, stop)``): a selector
+(:class:`lns.core.search.selection.Selector`), a sub-solver
+(:class:`lns.core.solvers.protocol.SubSolver`),
+the incumbent with its acceptance rule (:class:`lns.core.search.incumbent.Incumbent`), a size rule
+(:class:`lns.core.search.neighborhood_size.AdaptiveSize`) and a stop rule
+(:mod:`lns.core.search.stop`).
+Every candidate solution goes through the incumbent, which checks it against the original
+problem, so the loop never reports an infeasible point. The best solution survives a stop
+rule, Ctrl-C (the interrupt guard or ``KeyboardInterrupt``), failing sub-solves and a
+sub-solver that gave up (:attr:`SolveStatus.ABANDONED`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lns.core.errors import UnboundedProblemError
+from lns.core.interrupt import active_guard
+from lns.core.problem.mip import Problem
+from lns.core.search.config import LNSConfig
+from lns.core.search.incumbent import Incumbent
+from lns.core.search.neighborhood_size import AdaptiveSize
+from lns.core.search.result import Callback, IterationRecord
+from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.search.stop import Stop, StopReason, StopState
+from lns.core.solvers.protocol import SEED_BOUND, SolveOutcome, SolveStatus, SubSolver
+
+log = logging.getLogger("lns")
+
+
+def as_status(value) -> SolveStatus:
+    """A sub-solver's status as a :class:`SolveStatus` (an unknown word becomes ``OTHER``)."""
+    try:
+        return SolveStatus(value)
+    except ValueError:
+        return SolveStatus.OTHER
+
+
+def size_rule_of(problem: Problem, config: LNSConfig) -> AdaptiveSize:
+    """The adaptive size rule with the settings of ``config``."""
+    return AdaptiveSize(
+        len(problem.integer_indices),
+        config.initial_fraction,
+        config.growth,
+        config.max_fraction,
+        config.shrink,
+        config.min_size,
+    )
+
+
+def stop_state(incumbent: Incumbent, iterations: int) -> StopState:
+    """What the stop rules see after ``iterations`` iterations."""
+    now = time.perf_counter()
+    return StopState(
+        now - incumbent.started,
+        iterations,
+        incumbent.objective,
+        incumbent.problem.sense,
+        now - incumbent.improved_at,
+        iterations - incumbent.improved_iteration - 1,
+    )
+
+
+def run_lns(
+    problem: Problem,
+    selector: Selector,
+    sub_solver: SubSolver,
+    incumbent: Incumbent,
+    *,
+    config: LNSConfig,
+    rng: np.random.Generator,
+    stop: Stop,
+    callbacks: list[Callback],
+    size_rule: AdaptiveSize | None = None,
+    exchange: Callable[[int], StopReason | None] | None = None,
+) -> tuple[list, StopReason]:
+    """Improve ``incumbent`` until ``stop`` fires, optimality is proven, or Ctrl-C.
+
+    Parameters
+    ----------
+    problem : Problem
+    selector : Selector
+    sub_solver : SubSolver
+        Solves each sub-problem (the integer variables outside the neighborhood fixed).
+    incumbent : Incumbent
+        Holds a first feasible solution; every solution found is offered to it.
+    config : LNSConfig
+        Per-iteration limits (``iteration_time_limit``, ``iteration_node_limit``) and
+        ``max_failures``; the size rule's settings when ``size_rule`` is not given.
+    rng : numpy.random.Generator
+        Drives the selector and the sub-solver's seeds.
+    stop : Stop
+        Asked before each iteration; its :meth:`Stop.remaining` time bounds each sub-solve.
+    callbacks : list of Callback
+        ``on_selection`` and ``on_iteration`` hooks.
+    size_rule : AdaptiveSize, optional
+        Default: :func:`size_rule_of` ``(problem, config)``.
+    exchange : callable, optional
+        Called before each iteration with the number of iterations done; it may change the
+        incumbent (a portfolio worker shares its solutions and takes the others' there, see
+        :mod:`lns.core.parallel.portfolio`) and returns a reason to stop, or ``None`` to go on.
+
+    Returns
+    -------
+    records : list of IterationRecord
+    stop_reason : StopReason
+    """
+    parts = (problem, selector, sub_solver, incumbent, config, rng, stop, callbacks)
+    search = _Search(*parts, size_rule or size_rule_of(problem, config), exchange)
+    try:
+        selector.setup(problem)
+        with sub_solver.session():
+            reason = search.run()
+    except KeyboardInterrupt:
+        reason = StopReason.INTERRUPTED
+    return search.records, reason
+
+
+@dataclass
+class _Search:
+    """The state of one :func:`run_lns`: its parts, the records and the failure count."""
+
+    problem: Problem
+    selector: Selector
+    sub_solver: SubSolver
+    incumbent: Incumbent
+    config: LNSConfig
+    rng: np.random.Generator
+    stop: Stop
+    callbacks: list[Callback]
+    size_rule: AdaptiveSize
+    exchange: Callable[[int], StopReason | None] | None = None
+    records: list = field(default_factory=list)
+    failures: int = 0
+
+    def run(self) -> StopReason:
+        """Iterate until a reason to stop; returns it."""
+        guard = active_guard()
+        while True:
+            if guard is not None and guard.requested:
+                return StopReason.INTERRUPTED
+            reason = self.exchange(len(self.records)) if self.exchange is not None else None
+            if reason is None:
+                reason = self.stop.fired(stop_state(self.incumbent, len(self.records)))
+            if reason is None:
+                reason = self._iteration()
+            if reason is not None:
+                return reason
+
+    def _time_left(self) -> float:
+        return self.stop.remaining(stop_state(self.incumbent, len(self.records)))
+
+    def _current(self) -> tuple[np.ndarray, float]:
+        """The incumbent's solution and objective (the loop starts from one and keeps one)."""
+        x, objective = self.incumbent.x, self.incumbent.objective
+        assert x is not None and objective is not None, "run_lns needs an incumbent solution"
+        return x, objective
+
+    def _iteration(self) -> StopReason | None:
+        """One select / sub-solve / record step; a reason to stop after it, or ``None``."""
+        iteration, target = len(self.records), self.size_rule.size
+        began = time.perf_counter()
+        neighborhood = self._select(iteration, target)
+        select_time = time.perf_counter() - began
+        before = self._current()[1]
+        size = len(neighborhood.free)
+        arm = neighborhood.info.get("arm")  # the adaptive selector's choice, for progress lines
+        improved = neighborhood.solution is not None and self.incumbent.offer(
+            neighborhood.solution, time.perf_counter(), iteration, size, _source("selector", arm)
+        )
+        fixed_mask = self.problem.integer_mask.copy()
+        fixed_mask[neighborhood.free] = False
+        time_left = self._time_left()
+        if time_left <= 0:
+            return self.stop.fired(stop_state(self.incumbent, iteration)) or StopReason.TIME_LIMIT
+        status, solve_time, found = self._sub_solve(iteration, neighborhood, fixed_mask, time_left)
+        if self.failures >= self.config.max_failures:
+            return StopReason.FAILURES
+        improved |= found
+        record = IterationRecord(
+            iteration,
+            self.selector.name,
+            size,
+            target,
+            status,
+            select_time,
+            solve_time,
+            before,
+            self._current()[1],
+            improved,
+            self.incumbent.elapsed(),
+        )
+        self.records.append(record)
+        self.selector.update(record)
+        for callback in self.callbacks:
+            callback.on_iteration(record)
+        self.size_rule.update(
+            improved, timed_out=status is SolveStatus.TIME_LIMIT, complete=status.proven
+        )
+        return self._verdict(status, nothing_fixed=not fixed_mask.any())
+
+    def _select(self, iteration: int, target: int) -> Neighborhood:
+        x, objective = self._current()
+        deadline = time.perf_counter() + self._time_left()
+        state = SearchState(
+            self.problem,
+            x,
+            objective,
+            self.incumbent.history,
+            iteration,
+            self.size_rule.at_cap,
+            deadline,
+        )
+        neighborhood = self.selector(state, target, self.rng)
+        for callback in self.callbacks:
+            callback.on_selection(state, target, neighborhood)
+        return neighborhood
+
+    def _sub_solve(
+        self, iteration: int, neighborhood: Neighborhood, fixed_mask: np.ndarray, time_left: float
+    ) -> tuple[SolveStatus, float, bool]:
+        """Solve the sub-problem; returns its status, its seconds, and whether it improved."""
+        accepted = []
+        size = len(neighborhood.free)
+
+        source = _source("subsolve", neighborhood.info.get("arm"))
+
+        def offer(found):
+            accepted.append(self.incumbent.offer(found.x, found.time, iteration, size, source))
+
+        try:
+            outcome: SolveOutcome = self.sub_solver.solve(
+                time_limit=min(self.config.iteration_time_limit, time_left),
+                seed=int(self.rng.integers(SEED_BOUND)),
+                fixed=np.flatnonzero(fixed_mask),
+                start=self.incumbent.x,
+                node_limit=self.config.iteration_node_limit,
+                on_found=offer,
+            )
+        except Exception as error:  # a failing sub-solve must not lose the incumbent
+            self.failures += 1
+            log.warning(
+                "%s: sub-solve of iteration %d failed: %s", self.problem.name, iteration, error
+            )
+            return SolveStatus.ERROR, 0.0, False
+        self.failures = 0
+        return as_status(outcome.status), outcome.solve_time, any(accepted)
+
+    def _verdict(self, status: SolveStatus, nothing_fixed: bool) -> StopReason | None:
+        """The reason to stop that a sub-solve's status gives, or ``None``."""
+        if status is SolveStatus.ABANDONED:
+            log.warning(
+                "%s: the sub-solver gave up; the run ends with the incumbent", self.problem.name
+            )
+            return StopReason.SUB_SOLVER_ABANDONED
+        if status is SolveStatus.INTERRUPTED:
+            return StopReason.INTERRUPTED
+        if status in (SolveStatus.UNBOUNDED, SolveStatus.INFEASIBLE_OR_UNBOUNDED):
+            # A restriction with a feasible point is unbounded only if the problem is.
+            where = self.problem.source or self.problem.name
+            raise UnboundedProblemError(f"{where}: the sub-solver proved the problem unbounded")
+        if nothing_fixed and status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE):
+            return StopReason.OPTIMAL  # nothing beats the incumbent, the solve's cutoff
+        return None
+
+
+def _source(kind: str, arm: str | None) -> str:
+    """The word of an improvement (``"subsolve"``), with the arm that chose its neighborhood."""
+    return kind if arm is None else f"{kind}, arm {arm}"

@@ -1,0 +1,147 @@
+"""A pure-integer :class:`Problem` as an OR-Tools CP-SAT model.
+
+CP-SAT solves integer programs over bounded integer variables with integer
+coefficients. :func:`build_cpsat_model` translates a pure-integer :class:`Problem`
+into such a model: every variable must be integer with finite bounds, and every row
+must become integral when multiplied by a power of ten up to ``10**max_scale_exponent``
+(so rows with coefficients like 0.25 or 1.5 are accepted, 1/3 is not). Since the
+activity of a scaled row is then an integer, its bounds are rounded inward without
+changing the feasible set. Anything else raises :class:`UnsupportedProblemError` with
+the reason, which the benchmark records as a skipped run.
+
+References
+----------
+L. Perron, F. Didier. CP-SAT, OR-Tools (https://developers.google.com/optimization).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lns.core.errors import UnsupportedProblemError
+from lns.core.problem.mip import Problem
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+#: CP-SAT works on int64; keep every bound and scaled coefficient well inside it.
+MAX_ABS_VALUE = 2.0**53
+INTEGRALITY_TOL = 1e-9
+BOUND_TOL = 1e-6
+
+
+@dataclass
+class CpsatModel:
+    """A CP-SAT model of a :class:`Problem` and what maps its solutions back.
+
+    Attributes
+    ----------
+    model : ortools.sat.python.cp_model.CpModel
+    variables : list of IntVar
+        One per problem variable, in the problem's order.
+    objective_scale : float
+        The CP-SAT objective is ``objective_scale * (c x)``; 1.0 when it keeps float coefficients.
+    """
+
+    model: cp_model.CpModel
+    variables: list
+    objective_scale: float
+
+
+def _power_of_ten(values: np.ndarray, max_exponent: int) -> int | None:
+    """Smallest ``k <= max_exponent`` with ``values * 10**k`` all integral, or ``None``."""
+    for k in range(max_exponent + 1):
+        scaled = values * 10.0**k
+        if np.all(
+            np.abs(scaled - np.round(scaled)) <= INTEGRALITY_TOL * np.maximum(1.0, np.abs(scaled))
+        ):
+            return k
+    return None
+
+
+def _check_supported(problem: Problem) -> None:
+    where = problem.source or problem.name
+    continuous = np.flatnonzero(~problem.integer_mask)
+    if len(continuous):
+        raise UnsupportedProblemError(
+            f"{where}: CP-SAT needs a pure-integer problem, this one has "
+            f"{len(continuous)} continuous variable(s) (e.g. "
+            f"'{problem.var_names[continuous[0]]}')"
+        )
+    unbounded = ~(np.isfinite(problem.lower) & np.isfinite(problem.upper))
+    too_large = (np.abs(problem.lower) > MAX_ABS_VALUE) | (np.abs(problem.upper) > MAX_ABS_VALUE)
+    if (unbounded | too_large).any():
+        j = int(np.flatnonzero(unbounded | too_large)[0])
+        raise UnsupportedProblemError(
+            f"{where}: CP-SAT needs finite integer bounds, variable "
+            f"'{problem.var_names[j]}' has [{problem.lower[j]}, {problem.upper[j]}]"
+        )
+
+
+def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatModel:
+    """Translate a pure-integer problem into a CP-SAT model (same variable order).
+
+    Parameters
+    ----------
+    problem : Problem
+    max_scale_exponent : int
+        Rows (and the objective) may be multiplied by up to ``10**max_scale_exponent`` to
+        make their coefficients integral. An objective that stays fractional is passed to
+        CP-SAT with float coefficients, which it supports.
+
+    Raises
+    ------
+    UnsupportedProblemError
+        A continuous variable, an infinite bound, a row with non-integral coefficients
+        after scaling, or a model CP-SAT's validation rejects (e.g. possible overflow).
+    """
+    from ortools.sat.python import cp_model
+
+    _check_supported(problem)
+    where = problem.source or problem.name
+    model = cp_model.CpModel()
+    model.name = problem.name
+    xs = [
+        model.new_int_var(int(np.ceil(lb - BOUND_TOL)), int(np.floor(ub + BOUND_TOL)), name)
+        for name, lb, ub in zip(problem.var_names, problem.lower, problem.upper, strict=True)
+    ]
+    csr = problem.matrix
+    for i in range(problem.n_rows):
+        lower, upper = problem.row_lower[i], problem.row_upper[i]
+        if not (np.isfinite(lower) or np.isfinite(upper)):
+            continue
+        start, end = csr.indptr[i], csr.indptr[i + 1]
+        coefficients, columns = csr.data[start:end], csr.indices[start:end]
+        k = _power_of_ten(coefficients, max_scale_exponent)
+        if k is None:
+            raise UnsupportedProblemError(
+                f"{where}: row '{problem.row_names[i]}' has coefficients that are not integral "
+                f"after scaling by "
+                f"10^{max_scale_exponent} (e.g. {coefficients[0]!r})"
+            )
+        scale = 10.0**k
+        expr = cp_model.LinearExpr.weighted_sum(
+            [xs[j] for j in columns], [int(round(a * scale)) for a in coefficients]
+        )
+        lo = int(np.ceil(lower * scale - BOUND_TOL)) if np.isfinite(lower) else cp_model.INT_MIN
+        hi = int(np.floor(upper * scale + BOUND_TOL)) if np.isfinite(upper) else cp_model.INT_MAX
+        model.add_linear_constraint(expr, lo, hi)
+    nonzero = np.flatnonzero(problem.objective)
+    k = _power_of_ten(problem.objective[nonzero], max_scale_exponent)
+    scale = 10.0**k if k is not None else 1.0
+    coefficients = problem.objective[nonzero]
+    weights = (
+        [int(round(c * scale)) for c in coefficients] if k is not None else coefficients.tolist()
+    )
+    objective = cp_model.LinearExpr.weighted_sum([xs[j] for j in nonzero], weights)
+    if problem.sense == "minimize":
+        model.minimize(objective)
+    else:
+        model.maximize(objective)
+    error = model.validate()
+    if error:
+        raise UnsupportedProblemError(f"{where}: CP-SAT rejects the model ({error.strip()})")
+    return CpsatModel(model, xs, scale)

@@ -1,0 +1,443 @@
+"""SCIP on a problem, with some integer variables fixed: the sub-solver of the LNS loop.
+
+One :class:`ScipSubSolver` holds one SCIP model for a whole run. Each call to
+:meth:`ScipSubSolver.solve` fixes the variables outside the neighborhood at their
+incumbent values, hands SCIP the incumbent as a start (so SCIP only accepts
+strictly better solutions: the objective cutoff), solves, and restores the
+original bounds in ``finally``. The same object solves the whole problem for
+the initial solution and the plain-SCIP baseline. SCIP runs in the worker thread of
+a :class:`lns.core.solvers.watchdog.Watchdog`, with the GIL released, so that a solve that
+ignores its time limit is stopped, or abandoned, about a second after it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import time
+import weakref
+from collections.abc import Callable
+
+import numpy as np
+from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
+
+from lns.core.errors import UnknownNameError
+from lns.core.problem.mip import Problem
+from lns.core.problem.reduced import SUB_PROBLEMS, ReducedProblem, Reducer
+from lns.core.solvers.protocol import (
+    FoundSolution,
+    OnFound,
+    SolveOutcome,
+    SolveStatus,
+    fixed_indices,
+)
+from lns.core.solvers.scip.memory import MemoryRelease
+from lns.core.solvers.watchdog import GRACE_SECONDS, WatchedSubSolver
+
+log = logging.getLogger("lns")
+
+#: Every status word of ``pyscipopt.Model.getStatus`` (PySCIPOpt 6); others read as ``OTHER``.
+SCIP_STATUS = {
+    "optimal": SolveStatus.OPTIMAL,
+    "infeasible": SolveStatus.INFEASIBLE,
+    "unbounded": SolveStatus.UNBOUNDED,
+    "inforunbd": SolveStatus.INFEASIBLE_OR_UNBOUNDED,
+    "timelimit": SolveStatus.TIME_LIMIT,
+    "nodelimit": SolveStatus.NODE_LIMIT,
+    "totalnodelimit": SolveStatus.NODE_LIMIT,
+    "stallnodelimit": SolveStatus.NODE_LIMIT,
+    "sollimit": SolveStatus.SOLUTION_LIMIT,
+    "bestsollimit": SolveStatus.SOLUTION_LIMIT,
+    "gaplimit": SolveStatus.GAP_LIMIT,
+    "memlimit": SolveStatus.MEMORY_LIMIT,
+    "userinterrupt": SolveStatus.INTERRUPTED,
+    "restartlimit": SolveStatus.OTHER,
+    "primallimit": SolveStatus.OTHER,
+    "duallimit": SolveStatus.OTHER,
+    "unknown": SolveStatus.OTHER,
+}
+
+
+def scip_status(word: str) -> SolveStatus:
+    """The :class:`SolveStatus` of a SCIP status word (``OTHER`` for a word it does not know)."""
+    return SCIP_STATUS.get(word, SolveStatus.OTHER)
+
+
+#: The sub-solvers whose SCIP instance is not freed yet (see :func:`_free_at_exit`).
+_LIVE: weakref.WeakSet[ScipSubSolver] = weakref.WeakSet()
+
+
+@atexit.register
+def _free_at_exit() -> None:
+    """Free the SCIP instances still alive when the interpreter exits.
+
+    A pyscipopt ``Model`` frees SCIP in ``__del__``; at interpreter exit that may not run
+    before the garbage collector clears the model's event handler, and ``SCIPfree`` then
+    calls into the cleared handler (a segmentation fault after all tests had passed, in about
+    one pytest run of two). ``atexit`` hooks run while every object is still intact.
+    """
+    for solver in list(_LIVE):
+        solver.close()
+
+
+class _SolutionRecorder(Eventhdlr):
+    """Captures every new best solution with the time SCIP found it, and tells ``on_first_lp``
+    when SCIP solved its first LP.
+
+    pyscipopt makes a model and its event handlers refer to each other. The handler refers to
+    its model only during a solve (:attr:`model` is ``None`` between solves), so that a model
+    is freed by reference counting as soon as its sub-solver is dropped.
+    """
+
+    def __init__(self, problem: Problem, variables: list):
+        super().__init__()
+        self.problem = problem
+        self.variables = variables
+        #: The original problem's point of the model's values (a reduced model's ``lift``).
+        self.lift: Callable[[np.ndarray], np.ndarray] | None = None
+        self.found: list = []
+        self.on_found: OnFound | None = None
+        self.on_first_lp: Callable[[float], None] | None = None
+
+    def eventinit(self):
+        self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
+        self.model.catchEvent(SCIP_EVENTTYPE.FIRSTLPSOLVED, self)
+
+    def eventexit(self):
+        self.model.dropEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
+        self.model.dropEvent(SCIP_EVENTTYPE.FIRSTLPSOLVED, self)
+
+    def eventexec(self, event):
+        now = time.perf_counter()
+        if event.getType() == SCIP_EVENTTYPE.FIRSTLPSOLVED:
+            on_first_lp = self.on_first_lp
+            if on_first_lp is not None:
+                on_first_lp(now)
+            return
+        sol = self.model.getBestSol()
+        if sol.getOrigin() == 3:  # SCIP_SOLORIGIN_ORIGINAL: the start solution we handed in
+            return
+        x = np.array([self.model.getSolVal(sol, v) for v in self.variables], dtype=float)
+        if self.lift is not None:
+            x = self.lift(x)
+        x = self.problem.round_integers(x)
+        found = FoundSolution(now, self.problem.objective_value(x), x)
+        self.found.append(found)
+        on_found = self.on_found
+        if on_found is not None:
+            on_found(found)
+
+
+class ScipSubSolver(WatchedSubSolver):
+    """A SCIP model of ``problem``, built once and re-solved with different fixings.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem; the model's variables are in the same order.
+    params : dict, optional
+        SCIP parameters set once (e.g. ``{"presolving/maxrounds": 0}``).
+    threads : int
+        SCIP's ``parallel/maxnthreads`` (1: sequential, as the LNS loop expects).
+    model : pyscipopt.Model, optional
+        A model of ``problem`` to use instead of building one (its variables must be in the
+        problem's order).
+    grace : float
+        Seconds the watchdog allows past a time limit before it stops the solve, and again
+        before it abandons it (:class:`lns.core.solvers.watchdog.Watchdog`).
+    sub_problem : {"whole", "reduced", "auto"}
+        What a solve with fixed variables solves: the whole model with the fixed variables'
+        bounds changed, a :class:`lns.core.problem.reduced.ReducedProblem` of the free
+        variables and their rows, built anew in a second SCIP instance kept for it, or either,
+        chosen per solve by :func:`prefers_reduced`. A caller that changes :attr:`model` itself
+        (Local Branching adds a row) needs ``"whole"``, the default.
+    continuous : {"all", "adjacent"}
+        Which continuous variables a reduced problem keeps free
+        (:class:`lns.core.problem.reduced.Reducer`).
+
+    Attributes
+    ----------
+    name : str
+        ``"scip"``.
+    total_solve_time : float
+        Seconds spent inside SCIP's ``optimize()`` over all solves so far.
+    total_reset_time : float
+        Seconds SCIP spent freeing each solve's transformed problem (``freeTransform``) and, every
+        few solves, the memory it no longer uses
+        (:class:`lns.core.solvers.scip.memory.MemoryRelease`), the
+        price of re-solving one model; the rest of a run's wall time is the loop's own
+        (Python) overhead.
+    reduced_solves : int
+        Solves that solved a reduced problem.
+    """
+
+    name = "scip"
+
+    def __init__(
+        self,
+        problem: Problem,
+        params: dict | None = None,
+        threads: int = 1,
+        model=None,
+        grace: float = GRACE_SECONDS,
+        sub_problem: str = "whole",
+        continuous: str = "all",
+    ):
+        super().__init__(f"the SCIP sub-solver of {problem.name}", grace)
+        if sub_problem not in SUB_PROBLEMS:
+            raise UnknownNameError("sub_problem", sub_problem, SUB_PROBLEMS)
+        self.problem = problem
+        self.model = model if model is not None else problem.to_scip()
+        self.variables = self.model.getVars()
+        if [v.name for v in self.variables] != list(problem.var_names):
+            raise ValueError(
+                f"the SCIP model of {problem.name} does not list the problem's variables in order"
+            )
+        self._lower = np.array([v.getLbOriginal() for v in self.variables])
+        self._upper = np.array([v.getUbOriginal() for v in self.variables])
+        self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
+        self.params = {
+            "parallel/maxnthreads": threads,
+            "misc/catchctrlc": False,  # lns.core.interrupt handles Ctrl-C
+            # Each solve starts fresh: SCIP would otherwise carry a solve's solutions into the next.
+            "misc/transsolsorig": False,
+            **(params or {}),
+        }
+        recorder = _SolutionRecorder(problem, self.variables)
+        self._recorder = _prepared(self.model, self.params, recorder)
+        self.sub_problem = sub_problem
+        self._reducer = Reducer(problem, continuous) if sub_problem != "whole" else None
+        self._small: tuple | None = None  # the SCIP model of reduced problems and its recorder
+        self._active = self.model
+        self.total_solve_time = 0.0
+        self.total_reset_time = 0.0
+        self.reduced_solves = 0
+        self._memory = MemoryRelease()  # keeps repeated solves from growing the process
+        self._optimizing = False
+        _LIVE.add(self)
+
+    def close(self) -> None:
+        """Free the SCIP instances now; the sub-solver must not be used after it. A no-op once
+        done, and while an abandoned solve still runs in SCIP."""
+        if self.model is None or self._watchdog.busy:
+            return
+        _LIVE.discard(self)
+        models = [(self.model, self._recorder)] + ([self._small] if self._small else [])
+        for model, recorder in models:
+            recorder.model = model  # for SCIP's callbacks while it frees the model
+            free = getattr(model, "free", None)  # in PySCIPOpt 6.3, not in every older one
+            if free is not None:
+                free()
+        self.model = self._small = None
+
+    def solve(
+        self,
+        *,
+        time_limit: float,
+        seed: int,
+        fixed: np.ndarray | None = None,
+        start: np.ndarray | None = None,
+        solution_limit: int = -1,
+        node_limit: int = -1,
+        on_found=None,
+        on_first_lp: Callable[[float], None] | None = None,
+    ) -> SolveOutcome:
+        """Solve with ``fixed`` variables held at their ``start`` values.
+
+        See :meth:`lns.core.solvers.protocol.SubSolver.solve`. ``time_limit`` is clipped at 0.01
+        from below; ``seed`` is SCIP's ``randomization/randomseedshift``. ``on_first_lp`` is
+        called with the ``time.perf_counter()`` at which SCIP solved the first LP of this solve
+        (not at all when presolving ends the solve, or the limits come first).
+        """
+        fixed = fixed_indices(fixed, start)
+        self._watchdog.arm()
+        limits = (min(1e20, max(0.01, float(time_limit))), seed, solution_limit, node_limit)
+        reduced = self._reduced(fixed, start)
+        if reduced is None:
+            self.model.freeTransform()
+            model, recorder = self.model, self._recorder
+        else:
+            model, recorder = self._small_model()
+            self.reduced_solves += 1
+        recorder.model, recorder.found, recorder.on_found = model, [], on_found
+        recorder.on_first_lp = on_first_lp
+        self._active = model
+
+        def prepare():
+            if reduced is None:
+                self._prepare(model, self.variables, limits, start)
+                self._fix(fixed, start)
+            else:
+                recorder.variables = _load(model, reduced)
+                recorder.lift = reduced.lift
+                self._prepare(model, recorder.variables, limits, reduced.start)
+
+        try:
+            return self._optimize(limits[0], prepare, model, recorder)
+        finally:
+            # An abandoned solve must not reach the caller any more.
+            recorder.on_found = recorder.on_first_lp = None
+            if not self._watchdog.abandoned:
+                self._reset(model)
+                recorder.model = None
+                if reduced is not None:
+                    recorder.variables = []  # of a problem that is freed
+
+    def _reduced(self, fixed: np.ndarray, start: np.ndarray | None) -> ReducedProblem | None:
+        """The reduced problem of this solve, or ``None`` where it solves the whole model."""
+        if self._reducer is None or start is None or not len(fixed):
+            return None
+        if not self._reducer.holds(start):
+            return None
+        columns = self._reducer.free_columns(fixed)
+        if self.sub_problem == "auto" and not prefers_reduced(
+            self._reducer.nonzeros(columns), self.problem.matrix.nnz
+        ):
+            return None
+        return self._reducer.reduce(columns, start)
+
+    def _small_model(self) -> tuple:
+        """The SCIP instance that solves reduced problems, and its recorder; made on first use."""
+        if self._small is None:
+            from pyscipopt import Model
+
+            model = Model(f"{self.problem.name}_neighborhood")
+            recorder = _SolutionRecorder(self.problem, [])
+            self._small = (model, _prepared(model, self.params, recorder))
+        return self._small
+
+    def _restore(self) -> None:
+        self.model.freeTransform()
+        self._set_bounds(self._lower, self._upper)
+
+    def _prepare(self, model, variables: list, limits: tuple, start: np.ndarray | None) -> None:
+        """Limits, seed and start of one solve."""
+        time_limit, seed, solution_limit, node_limit = limits
+        model.setRealParam("limits/time", time_limit)
+        model.setIntParam("limits/solutions", solution_limit)
+        model.setLongintParam("limits/nodes", node_limit)
+        model.setIntParam("randomization/randomseedshift", int(seed))
+        if start is not None:
+            _add_start(model, variables, start)
+
+    def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
+        lower, upper = self._lower.copy(), self._upper.copy()
+        if len(fixed):
+            assert start is not None, "fixed_indices refuses fixings without a start"
+            lower[fixed] = upper[fixed] = start[fixed]
+        self._set_bounds(lower, upper)
+
+    def _optimize(self, time_limit: float, prepare, model, recorder) -> SolveOutcome:
+        """Prepare and run SCIP under the watchdog and the interrupt guard; read how it ended."""
+        ended: dict = {}
+        status, solve_time = self._watchdog.run_guarded(
+            self, lambda: self._solve_and_free(prepare, model, ended), time_limit, self._interrupt
+        )
+        solve_time = ended.get("solve_time", solve_time)  # SCIP's own, if it returned
+        self.total_solve_time += solve_time
+        found = list(recorder.found)
+        if status is SolveStatus.ABANDONED:
+            log.warning(
+                "%s: SCIP ignored its time limit of %.2fs or a stop request; the solve was "
+                "abandoned after %.2fs",
+                self.problem.name,
+                time_limit,
+                solve_time,
+            )
+            return SolveOutcome(status, found, solve_time)
+        status = status or scip_status(ended["status"])
+        return SolveOutcome(status, found, solve_time, ended.get("dual_bound", float("nan")))
+
+    def _solve_and_free(self, prepare, model, ended: dict) -> None:
+        """Prepare, solve, note how it ended, free the transformed problem and restore the
+        bounds: all in the watchdog's worker thread.
+
+        Memory that SCIP allocates in one thread and frees in another defeats the allocator's
+        per-thread caches: with the preparation and ``freeTransform`` in the calling thread, the
+        median tiny sub-solve of ``benchmarks/watchdog_overhead.py`` took 3.8 times as long as
+        all in one thread, with them in the worker 1.1 times.
+        """
+        prepare()
+        began = time.perf_counter()
+        self._optimizing = True
+        try:
+            model.optimizeNogil()
+        finally:
+            self._optimizing = False
+        ended["solve_time"] = time.perf_counter() - began
+        ended["status"] = model.getStatus()
+        ended["dual_bound"] = model.getDualbound() if model.getStage() >= 3 else float("nan")
+        self._reset(model)
+        began = time.perf_counter()
+        self._memory.after_free_transform(model)
+        self.total_reset_time += time.perf_counter() - began
+
+    def _interrupt(self) -> None:
+        """SCIP's ``interruptSolve`` while it solves (not while it frees: a SCIP error there)."""
+        if self._optimizing:
+            self._active.interruptSolve()
+
+    def _reset(self, model) -> None:
+        """Free the solve's transformed problem (a reduced model: the whole problem); restore
+        the bounds unless in a session (a no-op after a solve that returned, which did it in
+        the worker)."""
+        began = time.perf_counter()
+        if model is self.model:
+            model.freeTransform()
+            if not self._keep_fixings:
+                self._set_bounds(self._lower, self._upper)
+        else:
+            model.freeProb()
+        self.total_reset_time += time.perf_counter() - began
+
+    def _set_bounds(self, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Give the model these bounds, calling SCIP only for those that differ from the current.
+
+        Bounds are widened before they are tightened, so that ``lb <= ub`` holds after every call.
+        """
+        model, variables = self.model, self.variables
+        steps = (
+            (np.greater, model.chgVarUb, upper, self._upper_now),  # widen
+            (np.less, model.chgVarLb, lower, self._lower_now),
+            (np.greater, model.chgVarLb, lower, self._lower_now),  # tighten
+            (np.less, model.chgVarUb, upper, self._upper_now),
+        )
+        for differs, change, target, now in steps:
+            for j in np.flatnonzero(differs(target, now)).tolist():
+                change(variables[j], float(target[j]))
+                now[j] = target[j]
+
+
+#: ``sub_problem="auto"`` solves a reduced problem when its variables hold at most this share of
+#: the constraint matrix's nonzeros.
+REDUCED_SHARE = 0.5
+
+
+def prefers_reduced(nonzeros: int, total: int) -> bool:
+    """Whether ``sub_problem="auto"`` solves the reduced problem whose variables hold
+    ``nonzeros`` of the ``total`` nonzeros of the constraint matrix."""
+    return nonzeros <= REDUCED_SHARE * total
+
+
+def _prepared(model, params: dict, recorder: _SolutionRecorder) -> _SolutionRecorder:
+    """Quiet ``model``, give it ``params`` and include ``recorder``; returns the recorder."""
+    model.hideOutput()
+    for name, value in params.items():
+        model.setParam(name, value)
+    model.includeEventhdlr(recorder, "lns_recorder", "records new best solutions")
+    recorder.model = None
+    return recorder
+
+
+def _load(model, reduced: ReducedProblem) -> list:
+    """Put ``reduced``'s problem into ``model`` (an instance without a problem); its variables."""
+    model.createProbBasic(reduced.problem.name)
+    return reduced.problem.add_to_scip(model)
+
+
+def _add_start(model, variables: list, start: np.ndarray) -> None:
+    """Hand SCIP ``start`` (the incumbent) as a solution: the cutoff of the solve."""
+    sol = model.createSol()  # all zeros
+    for j in np.flatnonzero(start).tolist():
+        model.setSolVal(sol, variables[j], float(start[j]))
+    model.addSol(sol, free=True)

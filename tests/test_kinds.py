@@ -22,9 +22,8 @@ from lns.api import named_sub_solver
 from lns.bench import expand_methods
 from lns.core.parallel.allocation import Allocation, RateRule, StayRule
 from lns.core.parallel.kinds import KINDS, worker_class
-from lns.core.parallel.kinds.protocol import KindUnavailable, KindWorker
+from lns.core.parallel.kinds.protocol import KindUnavailable, KindWorker, WorkerSpec
 from lns.core.parallel.portfolio import Portfolio
-from lns.core.parallel.worker import WorkerSpec
 from lns.core.problem.mip import read_problem
 from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent

@@ -45,8 +45,9 @@ from lns.core.errors import UnknownNameError
 from lns.core.interrupt import STOP_SIGNALS, active_guard
 from lns.core.parallel.allocation import RULES, Allocation
 from lns.core.parallel.early import EarlyStart
+from lns.core.parallel.kinds.protocol import WorkerSpec
 from lns.core.parallel.spawn_main import main_module_skipped, refers_to_main
-from lns.core.parallel.worker import WorkerSpec, worker_main
+from lns.core.parallel.worker import worker_main
 from lns.core.problem.mip import Problem
 from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent

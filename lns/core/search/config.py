@@ -9,11 +9,12 @@ from typing import Any
 from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.problem.reduced import CONTINUOUS_RULES, SUB_PROBLEMS
 from lns.core.problem.validation import check_integer, check_real
-from lns.core.search.config import STARTS
 from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
 
 #: Seconds kept in hand before the deadline, so that the run ends within it.
 DEADLINE_MARGIN = 0.05
+#: Names of the start strategies of ``LNSConfig.start`` (:func:`lns.core.search.start.make_start`).
+STARTS = ("first", "improving", "feasibility", "cpsat", "race")
 
 
 @dataclass

@@ -49,6 +49,7 @@ from typing import Protocol
 from lns.core.errors import UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
+from lns.core.search.config import STARTS
 from lns.core.solvers.protocol import (
     FoundSolution,
     OnFound,
@@ -467,21 +468,18 @@ def _less_time(task: StartTask, began: float) -> StartTask:
     return dataclasses.replace(task, time_limit=max(0.0, task.time_limit - spent))
 
 
-#: Names of the start strategies of ``LNSConfig.start``.
-STARTS = ("first", "improving", "feasibility", "cpsat", "race")
-
-
 def make_start(
     name: str, problem: Problem, *, stall: StallRule, solution_limit: int = 1
 ) -> StartStrategy:
-    """The start strategy named ``name`` (one of :data:`STARTS`) for ``problem``.
+    """The start strategy named ``name`` (one of :data:`~lns.core.search.config.STARTS`) for
+    ``problem``.
 
     ``"cpsat"`` on a problem with continuous variables falls back to ``"improving"``.
 
     Raises
     ------
     UnknownNameError
-        ``name`` is not in :data:`STARTS`.
+        ``name`` is not in :data:`~lns.core.search.config.STARTS`.
     """
     if name not in STARTS:
         raise UnknownNameError("start", name, STARTS)

@@ -24,16 +24,61 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from lns.core.errors import UnsupportedProblemError
+from lns.core.problem.mip import Problem
+from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import ImprovingOnly, Incumbent
-from lns.core.search.stop import StopReason
+from lns.core.search.selection import Selector
+from lns.core.search.stop import Stop, StopReason
 
-if TYPE_CHECKING:
-    from lns.core.parallel.worker import WorkerSpec
+
+@dataclass
+class WorkerSpec:
+    """What a worker process is started with (pickled by ``multiprocessing``).
+
+    ``make_sub_solver(problem, config)`` builds an LNS worker's sub-solver; ``seed`` is its
+    :class:`numpy.random.SeedSequence`; ``started`` the run's ``time.perf_counter()`` (a
+    system-wide clock on Linux); ``sync_every`` the iterations between two exchanges in
+    deterministic mode (``None``: exchange whenever a solution is found); ``kind`` the kind of
+    search, a name of :data:`lns.core.parallel.kinds.KINDS` or a
+    :class:`lns.core.parallel.kinds.protocol.KindWorker` subclass (``selector`` and
+    ``make_sub_solver`` serve the ``"lns"`` kind only).
+    """
+
+    worker: int
+    problem: Problem
+    selector: Selector | None
+    make_sub_solver: Callable | None
+    config: LNSConfig
+    seed: np.random.SeedSequence
+    stop: Stop
+    started: float
+    parent: int
+    sync_every: int | None = None
+    kind: Any = "lns"  # a name, or a KindWorker subclass
+
+    @property
+    def kind_name(self) -> str:
+        """The kind's name (``"lns"``, ``"cpsat"``, ...)."""
+        return self.kind if isinstance(self.kind, str) else self.kind.kind
+
+    @property
+    def name(self) -> str:
+        """Its selector's name for an LNS worker, else its kind's."""
+        if self.kind_name == "lns" and self.selector is not None:
+            return self.selector.name
+        return self.kind_name
+
+    @property
+    def label(self) -> str:
+        """What progress lines call it: ``"lns/random"``, ``"cpsat"``, ``"local_search"``."""
+        return f"lns/{self.name}" if self.kind_name == "lns" else self.kind_name
 
 
 class KindUnavailable(UnsupportedProblemError):

@@ -40,6 +40,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from lns.core.problem.validation import check_arguments
+
 #: Reward modes of :func:`reward_of`; neither uses measured time.
 REWARDS = ("improved", "gain")
 
@@ -248,7 +250,5 @@ def make_policy(policy: str | Policy, options: dict | None = None) -> Policy:
         return policy
     if policy not in POLICIES:
         raise ValueError(f"bandit: unknown policy '{policy}', choose among {sorted(POLICIES)}")
-    try:
-        return POLICIES[policy](**(options or {}))
-    except TypeError as error:
-        raise ValueError(f"bandit: policy '{policy}': {error}") from None
+    check_arguments(f"bandit: policy '{policy}'", POLICIES[policy], **(options or {}))
+    return POLICIES[policy](**(options or {}))

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lns.core.errors import UnknownNameError
+from lns.core.problem.validation import check_arguments
 from lns.core.search.selection import Selector
 
 SELECTORS = {
@@ -70,16 +71,16 @@ def make_selector(name: str, **options) -> Selector:
     ------
     UnknownNameError
         ``name`` is not registered.
+    InvalidArgumentError
+        An option the selector does not take (or a missing one); the message names the selector.
     ValueError
-        An option the selector does not take, or a value it refuses; the message names the selector.
+        A value the selector refuses.
     """
     if name == "adaptive":
         return adaptive_selector(**options)
     cls = selector_class(name)
-    try:
-        return cls(**options)
-    except TypeError as error:
-        raise ValueError(f"selector '{name}': {error}") from None
+    check_arguments(f"selector '{name}'", cls, **options)
+    return cls(**options)
 
 
 def adaptive_selector(
@@ -124,10 +125,8 @@ def adaptive_selector(
 
         # (selector, multiplier) pairs are one arm each; plain selectors get one per size
         arms = (default_arms() if arms is None else arms) + [(build(a), 1.0) for a in extra_arms]
-    try:
-        return adaptive(arms, **settings)
-    except TypeError as error:
-        raise ValueError(f"selector 'adaptive': {error}") from None
+    check_arguments("selector 'adaptive'", adaptive, arms, **settings)
+    return adaptive(arms, **settings)
 
 
 def _plain(value):

@@ -8,11 +8,20 @@ import pytest
 
 from helpers import miplib
 from heuristics.adaptive import AdaptiveSelector
-from heuristics.bandit import UCB1, ArmStatistics, Roulette, Thompson, reward_of
+from heuristics.bandit import (
+    POLICIES,
+    UCB1,
+    ArmStatistics,
+    Roulette,
+    Thompson,
+    make_policy,
+    reward_of,
+)
 from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
 from lns.api import solve
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import read_problem
 from lns.core.search.result import Callback, IterationRecord
 from lns.core.search.selection import FunctionSelector, SearchState
@@ -160,6 +169,21 @@ arm = RandomSelector()
 def test_bad_settings_are_named(build, kwargs, message):
     with pytest.raises(ValueError, match=message):
         build(**kwargs)
+
+
+class BuggyPolicy(Roulette):
+    """A policy whose constructor raises a ``TypeError`` of its own (a bug, not a bad argument)."""
+
+    def __init__(self, decay: float = 0.9):
+        len(decay)
+
+
+def test_a_bug_in_a_policy_constructor_is_not_taken_for_bad_arguments(monkeypatch):
+    monkeypatch.setitem(POLICIES, "roulette", BuggyPolicy)
+    with pytest.raises(TypeError, match="has no len"):
+        make_policy("roulette", {"decay": 0.5})
+    with pytest.raises(InvalidArgumentError, match="policy 'roulette': .*'decy'"):
+        make_policy("roulette", {"decy": 0.5})
 
 
 @pytest.mark.parametrize("policy", ["roulette", "ucb", "thompson"])

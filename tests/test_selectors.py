@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import lns.registry
 from helpers import knapsack, miplib, mixed_problem
 from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import DistanceLP, LBRelax
 from heuristics.local_branching import Distance, LocalBranching
 from heuristics.rins import RINS
 from lns.api import solve
-from lns.core.errors import UnknownNameError, UnsupportedProblemError
+from lns.core.errors import InvalidArgumentError, UnknownNameError, UnsupportedProblemError
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.search.selection import SearchState
 from lns.core.solvers.lp import solve_lp
@@ -127,6 +128,22 @@ def test_unknown_selector_name_lists_the_valid_names():
         make_selector("lb_relaxed")
     for name in SELECTORS:
         assert name in str(error.value)
+
+
+class BuggyConstructor:
+    """A class whose constructor raises a ``TypeError`` of its own (a bug, not a bad argument)."""
+
+    def __init__(self, k=1):
+        len(k)
+
+
+@pytest.mark.parametrize("name", ["random", "adaptive"])
+def test_a_bug_in_a_selector_constructor_is_not_taken_for_bad_arguments(monkeypatch, name):
+    monkeypatch.setattr(lns.registry, "selector_class", lambda _: BuggyConstructor)
+    with pytest.raises(TypeError, match="has no len"):
+        make_selector(name)
+    with pytest.raises(InvalidArgumentError, match=f"selector '{name}': .*'kk'"):
+        make_selector(name, kk=2)
 
 
 # --- Local Branching ------------------------------------------------------------------------------

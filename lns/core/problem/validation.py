@@ -11,6 +11,7 @@ calls :func:`problem_data_error`), and every argument of a run before anything i
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 
@@ -172,3 +173,18 @@ def check_run_arguments(*, time_limit, iteration_limit, seed, optimum=None) -> N
     )
     check_integer("seed", seed, "expected an integer >= 0", low=0)
     check_real("optimum", optimum, "expected a finite number, or None", none_ok=True)
+
+
+def check_arguments(what: str, function, *args, **kwargs) -> None:
+    """Refuse arguments that do not fit the signature of ``function`` (a class: its constructor),
+    before it is called, so that a ``TypeError`` raised by its own code is not taken for them.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown or missing argument; the message starts with ``what``.
+    """
+    try:
+        inspect.signature(function).bind(*args, **kwargs)
+    except TypeError as error:
+        raise InvalidArgumentError(f"{what}: {error}") from None

@@ -7,7 +7,6 @@ from pathlib import Path
 
 BUNDLED_DIR = Path(__file__).parent / "miplib"
 MIPLIB2017_DIR = Path(__file__).parent / "miplib2017"
-DEFAULT_INSTANCE = BUNDLED_DIR / "air05.mps.gz"
 
 
 def resolve_instance(name: str | Path) -> Path:

@@ -21,8 +21,6 @@ import torch.nn.functional as F
 
 from lns.core.errors import UnknownNameError
 
-LOSSES = ("infonce", "bce")
-
 
 def info_nce(
     logits: torch.Tensor,

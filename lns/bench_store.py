@@ -25,7 +25,6 @@ from lns.core.errors import LNSError
 
 RECORDS = "records"
 LOCKS = "locks"
-TABLE = "runs.csv"
 
 #: Statuses of a run that did not solve: ``error`` (it raised or its process died) and
 #: ``skipped`` (the method does not apply to the problem, e.g. CP-SAT on a MIP).

@@ -34,7 +34,6 @@ _SCIP_TYPES = {
     "CONTINUOUS": CONTINUOUS,
     "IMPLINT": CONTINUOUS,
 }
-_TYPE_NAMES = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
 _LINEAR_HANDLERS = {"linear", "setppc", "logicor", "knapsack", "varbound"}
 
 
@@ -150,11 +149,6 @@ class Problem:
     def integer_indices(self) -> np.ndarray:
         """Indices of the binary and general-integer variables, ascending."""
         return np.flatnonzero(self.integer_mask)
-
-    @functools.cached_property
-    def binary_mask(self) -> np.ndarray:
-        """Boolean mask of the binary variables."""
-        return self.var_types == BINARY
 
     @functools.cached_property
     def min_objective(self) -> np.ndarray:

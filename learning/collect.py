@@ -3,11 +3,10 @@
 For each training instance (Huang et al., ICML 2023, Section 4.2):
 
 1. find a first incumbent with SCIP;
-2. run LNS (the loop of :func:`lns.core.search.loop.run_lns`) with Local Branching (LB) as the
-selector,
-   LB's best solution as each iteration's step (the neighborhood is not solved again: see
-   :class:`ExpertStep`) and :class:`SampleRecorder` as a callback; at every iteration where LB
-   improves, it records
+2. run LNS (the loop of :func:`lns.core.search.loop.run_lns`) with Local Branching (LB) as
+   the selector, LB's best solution as each iteration's step (the neighborhood is not solved
+   again: see :class:`ExpertStep`) and :class:`SampleRecorder` as a callback; at every
+   iteration where LB improves, it records
 
    * the state: the bipartite graph at the incumbent (:class:`learning.features.FeatureExtractor`);
    * positives: each improving solution SCIP found while solving the LB problem, as the 0/1

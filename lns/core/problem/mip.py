@@ -166,16 +166,24 @@ class Problem:
         sign = 1.0 if self.sense == "minimize" else -1.0
         return sign * (old - new) > tol * max(1.0, abs(old))
 
-    def check(self, x: np.ndarray, feastol: float = 1e-6, inttol: float = 1e-5) -> Feasibility:
+    def check(
+        self,
+        x: np.ndarray,
+        feastol: float = 1e-6,
+        inttol: float = 1e-5,
+        activity: np.ndarray | None = None,
+    ) -> Feasibility:
         """Check ``x`` against the bounds, rows and integrality of this (original) problem.
 
         Row violations are measured relative to ``max(1, |side|)`` like SCIP's feasibility
         tolerance; a point is feasible when every violation is within its tolerance.
+        ``activity`` is ``A x`` where the caller has it already.
         """
         x = np.asarray(x, dtype=float)
         if x.shape != (self.n_vars,) or not np.all(np.isfinite(x)):
             return Feasibility(np.inf, np.inf, np.inf, False)
-        activity = self.matrix @ x
+        if activity is None:
+            activity = self.matrix @ x
         with np.errstate(invalid="ignore"):
             below = np.where(
                 np.isfinite(self.row_lower),

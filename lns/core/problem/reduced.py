@@ -129,7 +129,7 @@ class Reducer:
         if self._incumbent is None or not np.array_equal(self._incumbent, incumbent):
             self._incumbent = np.array(incumbent, dtype=float)
             self._activity = self.problem.matrix @ self._incumbent
-            self._holds = self.problem.check(self._incumbent).feasible
+            self._holds = self.problem.check(self._incumbent, activity=self._activity).feasible
         return self._activity
 
     def holds(self, incumbent: np.ndarray) -> bool:

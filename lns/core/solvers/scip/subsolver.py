@@ -4,7 +4,9 @@ One :class:`ScipSubSolver` holds one SCIP model for a whole run. Each call to
 :meth:`ScipSubSolver.solve` fixes the variables outside the neighborhood at their
 incumbent values, hands SCIP the incumbent as a start (so SCIP only accepts
 strictly better solutions: the objective cutoff), solves, and restores the
-original bounds in ``finally``. The same object solves the whole problem for
+original bounds in ``finally``; or, with ``sub_problem="reduced"`` or ``"auto"``, solves
+the sub-MIP of the free variables alone (:mod:`lns.core.problem.reduced`) in a second SCIP
+instance kept for it. The same object solves the whole problem for
 the initial solution and the plain-SCIP baseline. SCIP runs in the worker thread of
 a :class:`lns.core.solvers.watchdog.Watchdog`, with the GIL released, so that a solve that
 ignores its time limit is stopped, or abandoned, about a second after it.

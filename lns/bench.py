@@ -7,9 +7,10 @@ suffix ``@N`` runs as a parallel portfolio of ``N`` worker processes (``random@2
 ``solve(..., workers=2)``); ``"auto@N"`` (``"auto_stay@N"``, ``"auto_rate@N"``) is the
 portfolio of worker kinds on ``N`` cores (``solve(..., workers=N, portfolio="auto")``, random
 LNS; :mod:`lns.core.parallel.allocation`). ``"all"`` names every configured method but the
-``auto`` portfolios. Every
-run gets the same wall-clock budget, reading the problem included, and its incumbent
-trajectory is stored (:mod:`lns.bench_store`).
+``auto`` portfolios. A *variant* (:class:`Variant`, the ``variants`` of an experiment file) is
+a named method with its own options, so that two settings of one selector sit side by side in
+one matrix and one report. Every run gets the same wall-clock budget, reading the problem
+included, and its incumbent trajectory is stored (:mod:`lns.bench_store`).
 
 Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume) and
 the runs another live process is running (their lock is held, :meth:`BenchStore.claim`),
@@ -55,6 +56,100 @@ PRELOAD = {"cl_lns": ("learning.checkpoint", "learning.features", "learning.bipa
 ALL = "all"
 
 
+#: Keywords of :func:`lns.api.solve` a variant may set under ``solve`` (the rest are the matrix's:
+#: instance, method, selector, time limit, seed, workers, options).
+VARIANT_SOLVE_KEYWORDS = (
+    "sub_solver",
+    "iteration_limit",
+    "initial_solution",
+    "deterministic",
+    "complete_worker",
+    "portfolio",
+    "optimum",
+)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named method: a base method and the options it runs with.
+
+    Declared in an experiment file under ``variants``, and named in ``methods`` like any
+    method; its runs are stored and reported under its name::
+
+        methods: [scip, random_whole, random_auto]
+        variants:
+          random_whole: {method: random, lns: {sub_problem: whole}}
+          random_auto: {method: random, lns: {sub_problem: auto}}
+
+    Attributes
+    ----------
+    name : str
+        The name its runs are stored under.
+    method : str
+        The base method: ``"scip"``, ``"cpsat"``, ``"localmip"``, a selector name or a kinds
+        portfolio, with an optional ``@N`` (worker processes).
+    options : dict
+        Constructor arguments of the selector (for ``"cpsat"``: options of
+        :func:`lns.core.baselines.cpsat.solve_cpsat`), instead of the matrix's
+        ``method_options`` for the base method.
+    lns : dict
+        Fields of :class:`lns.core.search.config.LNSConfig`, over the matrix's ``lns``.
+    solve : dict
+        Further keywords of :func:`lns.api.solve` (:data:`VARIANT_SOLVE_KEYWORDS`).
+    """
+
+    name: str
+    method: str
+    options: dict = field(default_factory=dict, hash=False)
+    lns: dict = field(default_factory=dict, hash=False)
+    solve: dict = field(default_factory=dict, hash=False)
+
+    @classmethod
+    def from_config(cls, name: str, entry: dict) -> Variant:
+        """The variant ``name`` of an experiment file's ``variants`` mapping.
+
+        Raises
+        ------
+        LNSError
+            A key that is not ``method``, ``options``, ``lns`` or ``solve``, a missing or
+            unknown base method, a name that shadows a method, or a ``solve`` keyword that is
+            not one of :data:`VARIANT_SOLVE_KEYWORDS`.
+        """
+        entry = dict(entry or {})
+        unknown = set(entry) - {"method", "options", "lns", "solve"}
+        if unknown:
+            raise LNSError(
+                f"variant '{name}': unknown keys {sorted(unknown)} "
+                "(method, options, lns and solve are allowed)"
+            )
+        if "method" not in entry:
+            raise LNSError(f"variant '{name}': 'method' (the base method) is missing")
+        if split_method(name)[0] in method_names():
+            raise LNSError(f"variant '{name}': the name is a method's; give the variant its own")
+        method = str(entry["method"])
+        if split_method(method)[0] not in method_names():
+            raise UnknownNameError(f"variant '{name}': method", method, method_names())
+        solve = dict(entry.get("solve") or {})
+        bad = set(solve) - set(VARIANT_SOLVE_KEYWORDS)
+        if bad:
+            raise LNSError(
+                f"variant '{name}': solve keywords {sorted(bad)} cannot be set per variant "
+                f"(allowed: {', '.join(VARIANT_SOLVE_KEYWORDS)})"
+            )
+        return cls(
+            name,
+            method,
+            dict(entry.get("options") or {}),
+            dict(entry.get("lns") or {}),
+            solve,
+        )
+
+
+def parse_variants(variants: dict | None) -> dict[str, Variant]:
+    """The :class:`Variant` of each entry of an experiment file's ``variants`` mapping."""
+    return {name: Variant.from_config(name, entry) for name, entry in (variants or {}).items()}
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One cell of the matrix.
@@ -70,7 +165,11 @@ class RunSpec:
         For a selector: its constructor arguments; for ``"cpsat"``: options of
         :func:`lns.core.baselines.cpsat.solve_cpsat` (``num_workers``, ``max_scale_exponent``).
     lns_options : dict
-        Fields of :class:`lns.core.search.loop.LNSConfig` for LNS and plain SCIP runs.
+        Fields of :class:`lns.core.search.config.LNSConfig` for LNS and plain SCIP runs.
+    base : str
+        The method run: ``method`` itself, or a variant's base method.
+    solve_options : dict
+        A variant's further keywords of :func:`lns.api.solve`.
     """
 
     instance_set: str
@@ -80,6 +179,12 @@ class RunSpec:
     time_limit: float
     method_options: dict = field(default_factory=dict, hash=False)
     lns_options: dict = field(default_factory=dict, hash=False)
+    base: str = ""
+    solve_options: dict = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        if not self.base:
+            object.__setattr__(self, "base", self.method)
 
     @property
     def instance(self) -> str:
@@ -87,13 +192,13 @@ class RunSpec:
 
     @property
     def selector(self) -> str:
-        """The method without its ``@N`` workers suffix."""
-        return split_method(self.method)[0]
+        """The base method without its ``@N`` workers suffix."""
+        return split_method(self.base)[0]
 
     @property
     def workers(self) -> int:
-        """LNS worker processes: the ``N`` of a method ``name@N``, else 1."""
-        return split_method(self.method)[1]
+        """LNS worker processes: the ``N`` of a base method ``name@N``, else 1."""
+        return split_method(self.base)[1]
 
     def __str__(self) -> str:
         return f"{self.instance} {self.method} seed {self.seed} ({self.time_limit:g}s)"
@@ -158,11 +263,14 @@ def expand_instances(instances) -> list[Path]:
     return list(seen.values())
 
 
-def expand_methods(methods, method_options: dict | None = None) -> list[str]:
+def expand_methods(
+    methods, method_options: dict | None = None, variants: dict[str, Variant] | None = None
+) -> list[str]:
     """Method names of ``methods`` (a name, a list of names, or ``"all"``), validated.
 
     ``"all"`` is every name of :func:`method_names`, less the learned selectors whose
     required option (:data:`REQUIRED_OPTIONS`, e.g. ``cl_lns``'s ``checkpoint``) is not set.
+    A name of ``variants`` is a method too.
 
     Raises
     ------
@@ -184,14 +292,18 @@ def expand_methods(methods, method_options: dict | None = None) -> list[str]:
                 m not in REQUIRED_OPTIONS or (method_options.get(m) or {}).get(REQUIRED_OPTIONS[m])
             )
         ]
+    variants = variants or {}
     for method in names:
+        if method in variants:
+            options = variants[method].options
+            method = variants[method].method
+        else:
+            options = method_options.get(method) or method_options.get(split_method(method)[0])
         name = split_method(method)[0]
         if name not in method_names():
-            raise UnknownNameError("method", name, (*method_names(), ALL))
+            raise UnknownNameError("method", name, (*method_names(), *variants, ALL))
         option = REQUIRED_OPTIONS.get(name)
-        if option and not (method_options.get(method) or method_options.get(name) or {}).get(
-            option
-        ):
+        if option and not (options or {}).get(option):
             raise LNSError(
                 f"method '{name}' needs method_options.{name}.{option} (a trained model)"
             )
@@ -207,11 +319,14 @@ def compose_matrix(
     instance_set: str,
     method_options: dict | None = None,
     lns_options: dict | None = None,
+    variants: dict | None = None,
 ) -> list[RunSpec]:
     """The runs of ``instances x methods x seeds``, instance-major.
 
     ``instances``, ``methods`` and ``seeds`` are each a single value or a list, so that a
     Hydra sweep over any of them (``--multirun methods=scip,random``) yields one run per job.
+    ``variants`` (name -> ``{method, options, lns, solve}``, see :class:`Variant`) declares
+    named methods that ``methods`` may list.
 
     Raises
     ------
@@ -224,11 +339,17 @@ def compose_matrix(
     if time_limit is None or not time_limit > 0:
         raise LNSError(f"time_limit must be a positive number of seconds, got {time_limit}")
     paths = expand_instances(instances)
-    names = expand_methods(methods, method_options)
+    declared = parse_variants(variants)
+    names = expand_methods(methods, method_options, declared)
     if not names:
         raise LNSError(f"empty matrix: methods={methods} leaves no method to run")
     seed_list = [int(seed) for seed in _as_list(seeds)]
     options = method_options or {}
+    plain = {
+        name: Variant(name, name, options.get(name) or options.get(split_method(name)[0]) or {})
+        for name in names
+        if name not in declared
+    }
     return [
         RunSpec(
             instance_set,
@@ -236,11 +357,13 @@ def compose_matrix(
             method,
             seed,
             float(time_limit),
-            dict(options.get(method) or options.get(split_method(method)[0]) or {}),
-            dict(lns_options or {}),
+            dict(variant.options),
+            {**(lns_options or {}), **variant.lns},
+            variant.method,
+            dict(variant.solve),
         )
         for path in paths
-        for method in names
+        for method, variant in ((name, declared.get(name) or plain[name]) for name in names)
         for seed in seed_list
     ]
 
@@ -309,31 +432,24 @@ def _solve(spec: RunSpec):
     """:func:`lns.api.solve` on one cell: a whole-problem method, or LNS with a selector."""
     from lns.api import solve
 
-    if spec.method in WHOLE_PROBLEM_METHODS:
-        options = spec.method_options if spec.method == "cpsat" else spec.lns_options
-        return solve(
-            spec.instance_path,
-            method=spec.method,
-            time_limit=spec.time_limit,
-            seed=spec.seed,
-            **options,
-        )
+    common = dict(time_limit=spec.time_limit, seed=spec.seed, **spec.solve_options)
+    if spec.base in WHOLE_PROBLEM_METHODS:
+        options = spec.method_options if spec.base == "cpsat" else spec.lns_options
+        return solve(spec.instance_path, method=spec.base, **common, **options)
     if spec.selector in PORTFOLIO_METHODS:
         return solve(
             spec.instance_path,
-            time_limit=spec.time_limit,
-            seed=spec.seed,
             workers=spec.workers,
             portfolio=spec.selector,
+            **common,
             **spec.lns_options,
         )
     return solve(
         spec.instance_path,
         spec.selector,
-        time_limit=spec.time_limit,
-        seed=spec.seed,
         selector_options=spec.method_options,
         workers=spec.workers,
+        **common,
         **spec.lns_options,
     )
 

@@ -389,12 +389,7 @@ def test_report_of_an_empty_folder_names_it(tmp_path):
 PRESETS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
 GENERALISATION_PRESETS = [p for p in PRESETS if p.startswith("cl_lns_generalisation_")]
 CL_LNS_PRESETS = [p for p in PRESETS if p.startswith("cl_lns_") and p not in GENERALISATION_PRESETS]
-GENERATED_PRESETS = sorted(
-    set(PRESETS)
-    - set(CL_LNS_PRESETS)
-    - set(GENERALISATION_PRESETS)
-    - {"miplib2017", "miplib2017_general", "portfolio_kinds"}
-)
+GENERATED_PRESETS = [p for p in PRESETS if p.endswith(("_small", "_large"))]
 
 
 @pytest.mark.parametrize("preset", GENERATED_PRESETS)
@@ -526,3 +521,86 @@ def test_a_killed_benchmark_leaves_no_orphan_and_a_resume_runs_the_cell_once(tmp
     assert "1 runs done (0 failed, 0 skipped), 0 found done, 0 running elsewhere" in resumed.stdout
     assert [p.name for p in (tmp_path / "records").iterdir()] == ["air05__scip__s0__t8.json"]
     assert BenchStore(tmp_path).get("air05", "scip", 0, 8.0).status in ("feasible", "optimal")
+
+
+def test_variants_are_named_methods_with_their_own_options(instance_dir, tmp_path, monkeypatch):
+    variants = {
+        "lns_whole": {"method": "random", "lns": {"sub_problem": "whole"}},
+        "rins_pair": {
+            "method": "rins@2",
+            "options": {"min_fraction": 0.2},
+            "solve": {"deterministic": True},
+        },
+    }
+    specs = compose_matrix(
+        [str(instance_dir / "knapsack.mps")],
+        ["random", "lns_whole", "rins_pair"],
+        [0],
+        2.0,
+        instance_set="tiny",
+        lns_options={"initial_fraction": 0.3},
+        variants=variants,
+    )
+    assert [(s.method, s.selector, s.workers) for s in specs] == [
+        ("random", "random", 1),
+        ("lns_whole", "random", 1),
+        ("rins_pair", "rins", 2),
+    ]
+    assert specs[1].lns_options == {"initial_fraction": 0.3, "sub_problem": "whole"}
+    assert specs[2].method_options == {"min_fraction": 0.2}
+    calls = []
+
+    def record_call(instance, selector=None, **keywords):
+        calls.append((selector, keywords))
+        raise UnsupportedProblemError("recorded")
+
+    monkeypatch.setattr(lns.api, "solve", record_call)
+    store = BenchStore(tmp_path / "results")
+    run_matrix(specs, store, isolate=False)
+    assert calls[1] == (
+        "random",
+        dict(
+            selector_options={},
+            workers=1,
+            time_limit=2.0,
+            seed=0,
+            initial_fraction=0.3,
+            sub_problem="whole",
+        ),
+    )
+    assert calls[2][1]["deterministic"] is True and calls[2][1]["workers"] == 2
+    assert store.get("knapsack", "lns_whole", 0, 2.0).status == "skipped"
+
+
+@pytest.mark.parametrize(
+    "variants, message",
+    [
+        ({"v": {"lns": {}}}, "variant 'v': 'method'"),
+        ({"v": {"method": "nothing"}}, "variant 'v': method 'nothing'"),
+        ({"v": {"method": "random", "colour": 1}}, "unknown keys \\['colour'\\]"),
+        ({"v": {"method": "random", "solve": {"time_limit": 3}}}, "cannot be set per variant"),
+        ({"random": {"method": "rins"}}, "the name is a method's"),
+    ],
+)
+def test_bad_variants_name_the_problem(variants, message):
+    with pytest.raises(LNSError, match=message):
+        compose_matrix(["p0201"], list(variants), [0], 10, instance_set="x", variants=variants)
+
+
+def test_the_sub_problem_preset_declares_its_variants():
+    cfg = _compose_bench("+experiment=sub_problem")
+    container = OmegaConf.to_container(cfg, resolve=True)
+    specs = compose_matrix(
+        cfg.instances[:1],
+        container["methods"],
+        [0],
+        cfg.time_limit,
+        instance_set=cfg.name,
+        lns_options=container["lns"],
+        variants=container["variants"],
+    )
+    assert [(s.method, s.lns_options["sub_problem"]) for s in specs] == [
+        ("random_whole", "whole"),
+        ("random_reduced", "reduced"),
+        ("random_auto", "auto"),
+    ]

@@ -33,6 +33,7 @@ def main(cfg: DictConfig) -> None:
         instance_set=cfg.name,
         method_options=container["method_options"],
         lns_options=container["lns"],
+        variants=container.get("variants"),
     )
     part = shard(specs, cfg.shard, cfg.shards)
     store = BenchStore(cfg.results_dir)

@@ -23,6 +23,15 @@ Instances (``--instances``), generated in each run from seed 0:
     python benchmarks/scaling.py                                  # the default table
     python benchmarks/scaling.py --instances mis_ba_6000 mis_ba_96000 --rules whole reduced
     python benchmarks/scaling.py --instances mis_ba_1000000 --rules reduced --out results.json
+
+``--rule`` measures instead what :func:`lns.core.solvers.scip.subsolver.prefers_reduced` decides:
+per instance (generated names as above, or MIPLIB files and bundled names) and neighborhood
+fraction, the same random neighborhoods solved with the whole model and as a reduced problem,
+one after the other, from SCIP's first solution (the start above for generated instances); the
+median wall seconds of each, the free columns' median share of the nonzeros and the median
+ratio reduced / whole::
+
+    python benchmarks/scaling.py --rule --instances reblock115 noswot mis_ba_6000 sc_2000_1600
 """
 
 from __future__ import annotations
@@ -37,9 +46,12 @@ from pathlib import Path
 
 import numpy as np
 
+from instances.bundled import resolve_instance
 from instances.generators import cfl, mis, sc
 from lns.api import solve
-from lns.core.problem.mip import Problem
+from lns.core.problem.mip import Problem, read_problem
+from lns.core.problem.reduced import Reducer
+from lns.core.search.config import LNSConfig
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 DEFAULT_INSTANCES = (
@@ -68,7 +80,7 @@ def make_instance(name: str) -> tuple[Problem, np.ndarray | None]:
     if kind == "cfl":
         facilities = cfl.CFLParams(n_customers=int(sizes[0]), n_facilities=int(sizes[1]))
         return cfl.generate(facilities, rng, name), None
-    raise ValueError(f"unknown instance {name!r}: mis_ba_N, sc_R_C or cfl_C_F")
+    return read_problem(resolve_instance(name)), None
 
 
 class TimedSubSolver:
@@ -137,6 +149,60 @@ def measure(name: str, rule: str, free: int, iterations: int, time_limit: float)
     }
 
 
+RULE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.35)
+
+
+def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
+    """Per fraction of :data:`RULE_FRACTIONS`: ``samples`` random neighborhoods of ``name``,
+    each solved whole and reduced (the LNS's SCIP settings, ``time_limit`` seconds each)."""
+    problem, start = make_instance(name)
+    params = LNSConfig().sub_solver_params()
+    solvers = [ScipSubSolver(problem, params, sub_problem=rule) for rule in ("whole", "reduced")]
+    if start is None:
+        first = solvers[0].solve(time_limit=60, seed=0, solution_limit=1)
+        assert first.best is not None, f"{name}: no first solution"
+        start = first.best.x
+    reducer, integers = Reducer(problem), problem.integer_indices
+    rng, rows = np.random.default_rng(0), []
+    for fraction in RULE_FRACTIONS:
+        seconds, shares = np.zeros((samples, 2)), []
+        for sample in range(samples):
+            free = rng.choice(integers, max(2, int(fraction * len(integers))), replace=False)
+            fixed = np.setdiff1d(integers, free)
+            shares.append(reducer.nonzeros(reducer.free_columns(fixed)) / problem.matrix.nnz)
+            for k, solver in enumerate(solvers):
+                began = time.perf_counter()
+                solver.solve(time_limit=time_limit, seed=sample, fixed=fixed, start=start)
+                seconds[sample, k] = time.perf_counter() - began
+        rows.append(
+            {
+                "instance": name,
+                "nonzeros": int(problem.matrix.nnz),
+                "fraction": fraction,
+                "share": float(np.median(shares)),
+                "whole": float(np.median(seconds[:, 0])),
+                "reduced": float(np.median(seconds[:, 1])),
+                "ratio": float(np.median(seconds[:, 1] / seconds[:, 0])),
+            }
+        )
+    return rows
+
+
+def rule_table(rows: list[dict]) -> str:
+    """The rule measurements as a Markdown table."""
+    lines = [
+        "| instance | nonzeros | fraction | share of nonzeros | whole (s) | reduced (s) "
+        "| reduced / whole |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['instance']} | {r['nonzeros']:,} | {r['fraction']:g} | {r['share']:.3f} "
+            f"| {r['whole']:.4f} | {r['reduced']:.4f} | {r['ratio']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def run_isolated(task: tuple) -> dict:
     """:func:`measure` in a fresh process (its peak RSS is then the run's own)."""
     context = multiprocessing.get_context("spawn")
@@ -169,7 +235,17 @@ def main(argv=None) -> None:
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--out", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--rule", action="store_true", help="measure the whole/reduced rule")
+    parser.add_argument("--samples", type=int, default=3, help="neighborhoods per fraction")
     args = parser.parse_args(argv)
+    if args.rule:
+        rule_rows = [
+            row for name in args.instances for row in measure_rule(name, args.samples, 2.0)
+        ]
+        print(rule_table(rule_rows))
+        if args.out:
+            args.out.write_text(json.dumps(rule_rows, indent=1))
+        return
     rows = []
     for name in args.instances:
         for rule in args.rules:

@@ -38,6 +38,7 @@ from lns.core.search.result import Callback, Result, build_result
 from lns.core.search.selection import FunctionSelector, Selector
 from lns.core.search.start import StallRule, StartStrategy, StartTask, make_start
 from lns.core.search.stop import AnyOf, MaxIterations, MaxRuntime, Stop, StopReason
+from lns.core.search.trivial_start import TrivialFirst
 from lns.core.search.warm_start import warm_start
 from lns.core.solvers.protocol import SEED_BOUND, SolveStatus, SubSolver
 from lns.core.solvers.scip.subsolver import ScipSubSolver
@@ -457,7 +458,9 @@ def _initial_solution(run: _Run) -> StopReason | None:
 
 def _start_strategy(run: _Run) -> StartStrategy:
     """The configured start; a named one is ``"first"`` when runs must repeat (a node limit per
-    sub-solve), since the stall rule reads the clock."""
+    sub-solve), since the stall rule reads the clock, and starts from a trivial point where
+    building SCIP's model would overrun the start's share of the budget
+    (:class:`lns.core.search.trivial_start.TrivialFirst`)."""
     config = run.config
     if not isinstance(config.start, str):
         return config.start
@@ -468,7 +471,8 @@ def _start_strategy(run: _Run) -> StartStrategy:
         config.start_max_share,
         config.start_after_root,
     )
-    return make_start(name, run.problem, stall=stall, solution_limit=config.initial_solution_limit)
+    start = make_start(name, run.problem, stall=stall, solution_limit=config.initial_solution_limit)
+    return TrivialFirst(start, stall.share)
 
 
 def _user_start(run: _Run, sub_solver: SubSolver | None) -> None:

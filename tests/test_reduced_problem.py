@@ -13,7 +13,7 @@ from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.problem.reduced import Reducer
 from lns.core.solvers.protocol import SolveStatus
-from lns.core.solvers.scip.subsolver import ScipSubSolver, prefers_reduced
+from lns.core.solvers.scip.subsolver import REDUCED_MIN_NONZEROS, ScipSubSolver, prefers_reduced
 
 
 def unusual_rows() -> Problem:
@@ -143,15 +143,17 @@ def test_adjacent_continuous_variables_keep_only_those_beside_free_integers():
 
 
 def test_auto_solves_small_neighborhoods_reduced_and_large_ones_whole():
-    problem = read_problem(miplib("p0201"))
-    start = first_solution(problem)
+    problem = mis.generate(mis.MISParams(n_nodes=2000), np.random.default_rng(0))
+    assert problem.matrix.nnz >= REDUCED_MIN_NONZEROS
+    start = np.zeros(problem.n_vars)
     solver = ScipSubSolver(problem, sub_problem="auto")
     integers = problem.integer_indices
-    solver.solve(time_limit=10, seed=0, fixed=integers[5:], start=start)
-    assert solver.reduced_solves == 1
-    solver.solve(time_limit=10, seed=0, fixed=integers[:5], start=start)
-    assert solver.reduced_solves == 1
-    assert prefers_reduced(10, 100) and not prefers_reduced(90, 100)
+    solver.solve(time_limit=10, seed=0, fixed=integers[50:], start=start)
+    assert solver.reduced_solves == 1 and not solver.has_model  # the whole model is not built
+    solver.solve(time_limit=10, seed=0, fixed=integers[:50], start=start)
+    assert solver.reduced_solves == 1 and solver.has_model
+    assert prefers_reduced(1_000, 100_000) and not prefers_reduced(50_000, 100_000)
+    assert not prefers_reduced(10, 1_000)  # a small problem: the whole model
 
 
 def test_an_unknown_rule_is_named():

@@ -184,18 +184,11 @@ class Problem:
             return Feasibility(np.inf, np.inf, np.inf, False)
         if activity is None:
             activity = self.matrix @ x
-        with np.errstate(invalid="ignore"):
-            below = np.where(
-                np.isfinite(self.row_lower),
-                (self.row_lower - activity) / np.maximum(1.0, np.abs(self.row_lower)),
-                0.0,
-            )
-            above = np.where(
-                np.isfinite(self.row_upper),
-                (activity - self.row_upper) / np.maximum(1.0, np.abs(self.row_upper)),
-                0.0,
-            )
-        row = float(max(0.0, below.max(initial=0.0), above.max(initial=0.0)))
+        row = 0.0
+        for rows, sides, scale in self._row_sides:
+            if len(sides):
+                at = activity if rows is None else activity[rows]
+                row = max(row, float(((at - sides) * scale).max()))
         bound = float(
             max(0.0, (self.lower - x).max(initial=0.0), (x - self.upper).max(initial=0.0))
         )
@@ -203,6 +196,19 @@ class Problem:
         integrality = float(np.abs(xi - np.round(xi)).max(initial=0.0))
         feasible = row <= feastol and bound <= feastol and integrality <= inttol
         return Feasibility(row, bound, integrality, feasible)
+
+    @functools.cached_property
+    def _row_sides(self) -> tuple:
+        """For :meth:`check`, per side (lower, upper): the rows with that side finite (``None``:
+        all of them), their sides, and the factor that turns ``activity - side`` into the
+        relative violation (negative for the lower side)."""
+        sides = []
+        for bound, sign in ((self.row_lower, -1.0), (self.row_upper, 1.0)):
+            finite = np.isfinite(bound)
+            rows = None if finite.all() else np.flatnonzero(finite)
+            values = bound if rows is None else bound[rows]
+            sides.append((rows, values, sign / np.maximum(1.0, np.abs(values))))
+        return tuple(sides)
 
     def round_integers(self, x: np.ndarray) -> np.ndarray:
         """A copy of ``x`` with the integer variables rounded to the nearest integer."""

@@ -41,6 +41,9 @@ SUB_PROBLEMS = ("whole", "reduced", "auto")
 #: What becomes of the continuous variables in a reduced problem (see the module's docstring).
 CONTINUOUS_RULES = ("all", "adjacent")
 
+#: Points whose activities a :class:`Reducer` keeps: the incumbent and the last solution found.
+KNOWN_POINTS = 2
+
 #: Slack by which a bound from a one-variable row may exceed an integer before it is rounded
 #: inwards (SCIP's default feasibility tolerance).
 BOUND_TOLERANCE = 1e-6
@@ -59,11 +62,17 @@ class ReducedProblem:
         Original indices of the sub-MIP's variables, ascending.
     base : numpy.ndarray, shape (n,)
         The incumbent: the values of the original variables outside ``columns``.
+    base_activity : numpy.ndarray, shape (m,)
+        The original rows' activities ``A x`` at ``base``.
+    column_matrix : scipy.sparse.csc_matrix, shape (m, k)
+        The original matrix's columns ``columns``.
     """
 
     problem: Problem
     columns: np.ndarray
     base: np.ndarray
+    base_activity: np.ndarray
+    column_matrix: sp.csc_matrix
 
     @property
     def start(self) -> np.ndarray:
@@ -75,6 +84,11 @@ class ReducedProblem:
         x = self.base.copy()
         x[self.columns] = values
         return x
+
+    def lift_activity(self, values: np.ndarray) -> np.ndarray:
+        """The original rows' activities at :meth:`lift` ``(values)``, from the base's and the
+        change on ``columns``: what the columns hold, not a product with the whole matrix."""
+        return self.base_activity + self.column_matrix @ (values - self.base[self.columns])
 
 
 class Reducer:
@@ -101,9 +115,8 @@ class Reducer:
         self.by_column = sp.csc_matrix(problem.matrix)
         self._var_names = np.array(problem.var_names, dtype=object)
         self._row_names = np.array(problem.row_names, dtype=object)
-        self._incumbent: np.ndarray | None = None
-        self._activity = np.zeros(problem.n_rows)
-        self._holds = False
+        #: Recent points with their activities and feasibility (None: not checked yet).
+        self._known: list[tuple[np.ndarray, np.ndarray, bool | None]] = []
 
     def free_columns(self, fixed: np.ndarray) -> np.ndarray:
         """The variables a reduced problem keeps, ascending, when the integer variables
@@ -125,25 +138,41 @@ class Reducer:
         return int((indptr[columns + 1] - indptr[columns]).sum())
 
     def activity(self, incumbent: np.ndarray) -> np.ndarray:
-        """The row activities ``A x*`` of ``incumbent`` (kept until the incumbent changes)."""
-        if self._incumbent is None or not np.array_equal(self._incumbent, incumbent):
-            self._incumbent = np.array(incumbent, dtype=float)
-            self._activity = self.problem.matrix @ self._incumbent
-            self._holds = self.problem.check(self._incumbent, activity=self._activity).feasible
-        return self._activity
+        """The row activities ``A x*`` of ``incumbent`` (kept while it is one of the last
+        :data:`KNOWN_POINTS` points seen or remembered)."""
+        return self._entry(incumbent)[1]
 
     def holds(self, incumbent: np.ndarray) -> bool:
         """Whether ``incumbent`` is feasible: a reduced problem drops the rows that hold at it,
         which is right only then (a start handed in to be completed may not be)."""
-        self.activity(incumbent)
-        return self._holds
+        x, activity, feasible = self._entry(incumbent)
+        if feasible is None:
+            feasible = self.problem.check(x, activity=activity).feasible
+            self._known = [(y, a, feasible if y is x else f) for y, a, f in self._known]
+        return feasible
+
+    def remember(self, x: np.ndarray, activity: np.ndarray) -> None:
+        """Keep ``activity`` as the activities of ``x`` (a solution found in a reduced problem,
+        likely the next incumbent), so that they are not computed again."""
+        self._known = [(np.array(x, dtype=float), activity, None), *self._known][:KNOWN_POINTS]
+
+    def _entry(self, point: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool | None]:
+        """The known entry of ``point``, computed and kept first if new."""
+        for entry in self._known:
+            if np.array_equal(entry[0], point):
+                return entry
+        x = np.array(point, dtype=float)
+        entry = (x, self.problem.matrix @ x, None)
+        self._known = [entry, *self._known][:KNOWN_POINTS]
+        return entry
 
     def reduce(self, columns: np.ndarray, incumbent: np.ndarray) -> ReducedProblem:
         """The sub-MIP over ``columns`` (from :meth:`free_columns`), every other variable fixed
         at its value in ``incumbent``."""
         problem = self.problem
         incumbent = np.asarray(incumbent, dtype=float)
-        entries = self.by_column[:, columns].tocoo()
+        column_matrix = self.by_column[:, columns]
+        entries = column_matrix.tocoo()
         rows, inverse = np.unique(entries.row, return_inverse=True)
         held = entries.data * incumbent[columns][entries.col]
         fixed_activity = self.activity(incumbent)[rows] - np.bincount(
@@ -177,7 +206,7 @@ class Reducer:
             row_upper=row_upper[kept_rows],
             row_names=tuple(self._row_names[rows[kept_rows]]),
         )
-        return ReducedProblem(sub, columns, incumbent)
+        return ReducedProblem(sub, columns, incumbent, self.activity(incumbent), column_matrix)
 
     def _bounds(
         self,

@@ -100,14 +100,24 @@ class Incumbent:
     def offer_found(self, found, source: str = "initial") -> bool:
         """Offer a :class:`lns.core.solvers.protocol.FoundSolution` of a solve of the whole
         problem."""
-        return self.offer(found.x, found.time, -1, 0, source)
+        return self.offer(found.x, found.time, -1, 0, source, activity=found.activity)
 
-    def offer(self, x: np.ndarray, found_at: float, iteration: int, size: int, source: str) -> bool:
+    def offer(
+        self,
+        x: np.ndarray,
+        found_at: float,
+        iteration: int,
+        size: int,
+        source: str,
+        activity: np.ndarray | None = None,
+    ) -> bool:
         """Keep ``x`` if the acceptance takes it and it is feasible; return whether it was kept.
 
         ``found_at`` is the ``time.perf_counter()`` of the find, ``iteration`` and ``size`` the
         LNS iteration and its neighborhood size (-1 and 0 outside the loop), ``source`` a word
-        for the records (``"initial"``, ``"user"``, ``"selector"``, ``"subsolve"``, ``"cpsat"``).
+        for the records (``"initial"``, ``"user"``, ``"selector"``, ``"subsolve"``, ``"cpsat"``),
+        ``activity`` the row activities ``A x`` where the finder has them (the check then
+        needs no product with the whole matrix).
         """
         problem = self.problem
         x = problem.round_integers(np.asarray(x, dtype=float))
@@ -117,7 +127,7 @@ class Incumbent:
             return False
         if self.check:
             self.checks += 1
-            check = problem.check(x)
+            check = problem.check(x, activity=activity)
             if not check.feasible:
                 log.warning(
                     "%s: rejected a %s solution that violates the problem (%s)",

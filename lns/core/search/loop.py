@@ -234,7 +234,11 @@ class _Search:
         source = _source("subsolve", neighborhood.info.get("arm"))
 
         def offer(found):
-            accepted.append(self.incumbent.offer(found.x, found.time, iteration, size, source))
+            accepted.append(
+                self.incumbent.offer(
+                    found.x, found.time, iteration, size, source, activity=found.activity
+                )
+            )
 
         try:
             outcome: SolveOutcome = self.sub_solver.solve(

@@ -80,11 +80,15 @@ class FoundSolution:
         Objective in the problem's own sense.
     x : numpy.ndarray, shape (n,)
         Values of all variables, integers rounded.
+    activity : numpy.ndarray, shape (m,), optional
+        The row activities ``A x``, where the solver has them cheaper than a product with the
+        whole matrix (a reduced sub-MIP's solution), for the incumbent's feasibility check.
     """
 
     time: float
     objective: float
     x: np.ndarray
+    activity: np.ndarray | None = None
 
 
 @dataclass

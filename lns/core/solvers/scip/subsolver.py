@@ -95,8 +95,8 @@ class _SolutionRecorder(Eventhdlr):
         super().__init__()
         self.problem = problem
         self.variables = variables
-        #: The original problem's point of the model's values (a reduced model's ``lift``).
-        self.lift: Callable[[np.ndarray], np.ndarray] | None = None
+        #: The reduced problem the model holds, if any: its values are lifted to the original.
+        self.reduced: ReducedProblem | None = None
         self.found: list = []
         self.on_found: OnFound | None = None
         self.on_first_lp: Callable[[float], None] | None = None
@@ -120,10 +120,13 @@ class _SolutionRecorder(Eventhdlr):
         if sol.getOrigin() == 3:  # SCIP_SOLORIGIN_ORIGINAL: the start solution we handed in
             return
         x = np.array([self.model.getSolVal(sol, v) for v in self.variables], dtype=float)
-        if self.lift is not None:
-            x = self.lift(x)
+        reduced, activity = self.reduced, None
+        if reduced is not None:
+            x = reduced.lift(x)
         x = self.problem.round_integers(x)
-        found = FoundSolution(now, self.problem.objective_value(x), x)
+        if reduced is not None:
+            activity = reduced.lift_activity(x[reduced.columns])
+        found = FoundSolution(now, self.problem.objective_value(x), x, activity)
         self.found.append(found)
         on_found = self.on_found
         if on_found is not None:
@@ -131,7 +134,7 @@ class _SolutionRecorder(Eventhdlr):
 
 
 class ScipSubSolver(WatchedSubSolver):
-    """A SCIP model of ``problem``, built once and re-solved with different fixings.
+    """A SCIP model of ``problem``, built on first use and re-solved with different fixings.
 
     Parameters
     ----------
@@ -189,15 +192,6 @@ class ScipSubSolver(WatchedSubSolver):
         if sub_problem not in SUB_PROBLEMS:
             raise UnknownNameError("sub_problem", sub_problem, SUB_PROBLEMS)
         self.problem = problem
-        self.model = model if model is not None else problem.to_scip()
-        self.variables = self.model.getVars()
-        if [v.name for v in self.variables] != list(problem.var_names):
-            raise ValueError(
-                f"the SCIP model of {problem.name} does not list the problem's variables in order"
-            )
-        self._lower = np.array([v.getLbOriginal() for v in self.variables])
-        self._upper = np.array([v.getUbOriginal() for v in self.variables])
-        self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
         self.params = {
             "parallel/maxnthreads": threads,
             "misc/catchctrlc": False,  # lns.core.interrupt handles Ctrl-C
@@ -205,12 +199,15 @@ class ScipSubSolver(WatchedSubSolver):
             "misc/transsolsorig": False,
             **(params or {}),
         }
-        recorder = _SolutionRecorder(problem, self.variables)
-        self._recorder = _prepared(self.model, self.params, recorder)
+        self._model = None
+        self._variables: list = []
+        self._closed = False
+        if model is not None:
+            self._adopt(model)
         self.sub_problem = sub_problem
         self._reducer = Reducer(problem, continuous) if sub_problem != "whole" else None
         self._small: tuple | None = None  # the SCIP model of reduced problems and its recorder
-        self._active = self.model
+        self._active = None
         self.total_solve_time = 0.0
         self.total_reset_time = 0.0
         self.reduced_solves = 0
@@ -218,19 +215,52 @@ class ScipSubSolver(WatchedSubSolver):
         self._optimizing = False
         _LIVE.add(self)
 
+    @property
+    def model(self):
+        """SCIP's model of the whole problem (``pyscipopt.Model``), built on first use: a run
+        that solves reduced problems only never builds it. ``None`` once closed."""
+        if self._model is None and not self._closed:
+            self._adopt(self.problem.to_scip())
+        return self._model
+
+    @property
+    def variables(self) -> list:
+        """The variables of :attr:`model`, in the problem's order."""
+        return self._variables if self.model is not None else []
+
+    @property
+    def has_model(self) -> bool:
+        """Whether the whole problem's model is built (or was given)."""
+        return self._model is not None
+
+    def _adopt(self, model) -> None:
+        """Use ``model`` as the whole problem's model: its bounds, parameters and recorder."""
+        variables = model.getVars()
+        if [v.name for v in variables] != list(self.problem.var_names):
+            raise ValueError(
+                f"the SCIP model of {self.problem.name} does not list the problem's variables "
+                "in order"
+            )
+        self._lower = np.array([v.getLbOriginal() for v in variables])
+        self._upper = np.array([v.getUbOriginal() for v in variables])
+        self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()
+        self._recorder = _prepared(model, self.params, _SolutionRecorder(self.problem, variables))
+        self._model, self._variables = model, variables
+
     def close(self) -> None:
         """Free the SCIP instances now; the sub-solver must not be used after it. A no-op once
         done, and while an abandoned solve still runs in SCIP."""
-        if self.model is None or self._watchdog.busy:
+        if self._closed or self._watchdog.busy:
             return
         _LIVE.discard(self)
-        models = [(self.model, self._recorder)] + ([self._small] if self._small else [])
-        for model, recorder in models:
+        self._closed = True
+        models = [(self._model, self._recorder)] if self._model is not None else []
+        for model, recorder in models + ([self._small] if self._small else []):
             recorder.model = model  # for SCIP's callbacks while it frees the model
             free = getattr(model, "free", None)  # in PySCIPOpt 6.3, not in every older one
             if free is not None:
                 free()
-        self.model = self._small = None
+        self._model = self._small = None
 
     def solve(
         self,
@@ -271,7 +301,7 @@ class ScipSubSolver(WatchedSubSolver):
                 self._fix(fixed, start)
             else:
                 recorder.variables = _load(model, reduced)
-                recorder.lift = reduced.lift
+                recorder.reduced = reduced
                 self._prepare(model, recorder.variables, limits, reduced.start)
 
         try:
@@ -283,7 +313,10 @@ class ScipSubSolver(WatchedSubSolver):
                 self._reset(model)
                 recorder.model = None
                 if reduced is not None:
-                    recorder.variables = []  # of a problem that is freed
+                    recorder.variables, recorder.reduced = [], None  # of a problem that is freed
+                    if recorder.found and self._reducer is not None:
+                        best = recorder.found[-1]
+                        self._reducer.remember(best.x, best.activity)
 
     def _reduced(self, fixed: np.ndarray, start: np.ndarray | None) -> ReducedProblem | None:
         """The reduced problem of this solve, or ``None`` where it solves the whole model."""
@@ -309,8 +342,9 @@ class ScipSubSolver(WatchedSubSolver):
         return self._small
 
     def _restore(self) -> None:
-        self.model.freeTransform()
-        self._set_bounds(self._lower, self._upper)
+        if self._model is not None:
+            self._model.freeTransform()
+            self._set_bounds(self._lower, self._upper)
 
     def _prepare(self, model, variables: list, limits: tuple, start: np.ndarray | None) -> None:
         """Limits, seed and start of one solve."""
@@ -376,7 +410,7 @@ class ScipSubSolver(WatchedSubSolver):
 
     def _interrupt(self) -> None:
         """SCIP's ``interruptSolve`` while it solves (not while it frees: a SCIP error there)."""
-        if self._optimizing:
+        if self._optimizing and self._active is not None:
             self._active.interruptSolve()
 
     def _reset(self, model) -> None:
@@ -384,7 +418,7 @@ class ScipSubSolver(WatchedSubSolver):
         the bounds unless in a session (a no-op after a solve that returned, which did it in
         the worker)."""
         began = time.perf_counter()
-        if model is self.model:
+        if model is self._model:
             model.freeTransform()
             if not self._keep_fixings:
                 self._set_bounds(self._lower, self._upper)
@@ -411,14 +445,25 @@ class ScipSubSolver(WatchedSubSolver):
 
 
 #: ``sub_problem="auto"`` solves a reduced problem when its variables hold at most this share of
-#: the constraint matrix's nonzeros.
-REDUCED_SHARE = 0.5
+#: the constraint matrix's nonzeros ...
+REDUCED_SHARE = 0.2
+#: ... and the matrix has at least this many (below, the whole model's solve costs a few
+#: milliseconds, less than building a reduced one).
+REDUCED_MIN_NONZEROS = 10_000
 
 
 def prefers_reduced(nonzeros: int, total: int) -> bool:
     """Whether ``sub_problem="auto"`` solves the reduced problem whose variables hold
-    ``nonzeros`` of the ``total`` nonzeros of the constraint matrix."""
-    return nonzeros <= REDUCED_SHARE * total
+    ``nonzeros`` of the ``total`` nonzeros of the constraint matrix.
+
+    A reduced problem is built anew at each solve, in time proportional to its nonzeros; the
+    whole model costs each solve time proportional to the whole matrix. Side by side on the same
+    neighborhoods (``python benchmarks/scaling.py --rule``, on MIPLIB 2017 instances of the
+    tuning part and generated ones) the reduced problem was the faster one where its share of
+    the nonzeros was small, and not on problems so small that the whole model's solve took a few
+    milliseconds; the constants are :data:`REDUCED_SHARE` and :data:`REDUCED_MIN_NONZEROS`.
+    """
+    return total >= REDUCED_MIN_NONZEROS and nonzeros <= REDUCED_SHARE * total
 
 
 def _prepared(model, params: dict, recorder: _SolutionRecorder) -> _SolutionRecorder:

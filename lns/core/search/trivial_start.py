@@ -1,0 +1,108 @@
+"""Trivial points as the first incumbent of a large problem, when a SCIP start would cost more
+than its share of the budget.
+
+SCIP's start needs SCIP's model of the whole problem. Built from a problem held in memory, that
+model costs time in proportion to the nonzeros (:data:`BUILD_SECONDS_PER_NONZERO`), and on a
+problem with hundreds of thousands of rows the build alone can take more than the share of the
+budget the start may have. Many such problems have a trivial feasible point (the empty set of an
+independent set problem, every column of a set cover); SCIP's own trivial heuristic tries the
+same points. :class:`TrivialFirst` tries them in bulk (one sparse product for all of them) and,
+where one is feasible and the build would overrun the share, starts the run from the best of
+them: the LNS then improves it with sub-MIPs of the neighborhood alone
+(:mod:`lns.core.problem.reduced`), and the whole model is built only if a later solve needs it.
+Everywhere else the wrapped strategy runs as it would alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from lns.core.problem.mip import Problem
+from lns.core.search.start import StartStrategy, StartTask
+from lns.core.solvers.protocol import FoundSolution, SolveOutcome, SolveStatus
+from lns.core.solvers.scip.subsolver import ScipSubSolver
+
+log = logging.getLogger("lns")
+
+#: Seconds per nonzero to build SCIP's model of a problem held in memory
+#: (:meth:`lns.core.problem.mip.Problem.to_scip`); ``benchmarks/scaling.py`` reports the rate.
+BUILD_SECONDS_PER_NONZERO = 1e-5
+
+
+def trivial_points(problem: Problem) -> np.ndarray:
+    """Candidate points, one per column: zero, the lower bounds, the upper bounds, and each
+    variable at the bound its objective prefers (an infinite bound replaced by the point
+    nearest zero; integer variables' bounds rounded inwards)."""
+    integer = problem.integer_mask
+    lower = np.where(integer, np.ceil(problem.lower - 1e-9), problem.lower)
+    upper = np.where(integer, np.floor(problem.upper + 1e-9), problem.upper)
+    zero = np.clip(0.0, lower, upper)
+    at_lower = np.where(np.isfinite(lower), lower, zero)
+    at_upper = np.where(np.isfinite(upper), upper, zero)
+    cheaper = problem.min_objective
+    preferred = np.where(cheaper > 0, at_lower, np.where(cheaper < 0, at_upper, zero))
+    return np.column_stack([zero, at_lower, at_upper, preferred])
+
+
+def best_trivial_point(problem: Problem) -> np.ndarray | None:
+    """The feasible point of :func:`trivial_points` with the best objective, or ``None``."""
+    points = trivial_points(problem)
+    activities = problem.matrix @ points
+    feasible = [
+        points[:, k]
+        for k in range(points.shape[1])
+        if problem.check(points[:, k], activity=activities[:, k]).feasible
+    ]
+    if not feasible:
+        return None
+    return min(feasible, key=lambda x: problem.min_objective @ x)
+
+
+def build_seconds(task: StartTask) -> float:
+    """Estimated seconds to build the SCIP model a SCIP start needs (0 when the run's SCIP
+    sub-solver has it already)."""
+    solver = task.sub_solver
+    if isinstance(solver, ScipSubSolver) and solver.has_model:
+        return 0.0
+    return task.problem.matrix.nnz * BUILD_SECONDS_PER_NONZERO
+
+
+@dataclass(frozen=True)
+class TrivialFirst:
+    """``then`` as it is, unless building its model would take more than ``share`` of the start's
+    time limit and a trivial point is feasible: then the best trivial point is the start.
+
+    Parameters
+    ----------
+    then : StartStrategy
+        The strategy it stands in for (its name is this one's).
+    share : float
+        The share of the time limit the start may take (``LNSConfig.start_max_share``).
+    """
+
+    then: StartStrategy
+    share: float
+
+    @property
+    def name(self) -> str:
+        return self.then.name
+
+    def __call__(self, task: StartTask) -> SolveOutcome:
+        build = build_seconds(task)
+        if build <= self.share * task.time_limit:
+            return self.then(task)
+        x = best_trivial_point(task.problem)
+        if x is None:
+            return self.then(task)
+        log.info(
+            "%s: starts from a trivial point (SCIP's model would take about %.1fs to build)",
+            task.problem.name,
+            build,
+        )
+        found = FoundSolution(time.perf_counter(), task.problem.objective_value(x), x)
+        task.on_found(found)
+        return SolveOutcome(SolveStatus.TIME_LIMIT, [found], 0.0)

@@ -32,6 +32,14 @@ median wall seconds of each, the free columns' median share of the nonzeros and 
 ratio reduced / whole::
 
     python benchmarks/scaling.py --rule --instances reblock115 noswot mis_ba_6000 sc_2000_1600
+
+``--start`` measures the start instead: a run of random LNS with the default settings and a
+budget of ``--time-limit`` seconds, on the problem held in memory and read from an ``.mps.gz``
+file written beforehand (the time to write it is not counted); reported are the seconds to the
+first solution and to the end of the start phase (the first LNS iteration's beginning), that
+phase's share of the budget and the iterations::
+
+    python benchmarks/scaling.py --start --instances mis_ba_96000 sc_10000_8000 --time-limit 30
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ import json
 import multiprocessing
 import resource
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -203,11 +212,53 @@ def rule_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run_isolated(task: tuple) -> dict:
-    """:func:`measure` in a fresh process (its peak RSS is then the run's own)."""
+#: How ``--start`` hands a problem to :func:`lns.solve`.
+SOURCES = ("memory", "file")
+
+
+def measure_start(name: str, source: str, time_limit: float) -> dict:
+    """One default run on ``name``, the problem given in memory (``source="memory"``) or as a
+    file (``"file"``): when its first solution came and when its start phase ended."""
+    problem, _ = make_instance(name)
+    with tempfile.TemporaryDirectory() as folder:
+        instance = problem if source == "memory" else problem.write(Path(folder) / f"{name}.mps.gz")
+        result = solve(instance, "random", time_limit=time_limit, seed=0)
+    first = result.trajectory[0][0] if result.trajectory else float("nan")
+    record = result.iterations[0] if result.iterations else None
+    start_phase = record.time - record.select_time - record.solve_time if record else result.runtime
+    return {
+        "instance": name,
+        "source": source,
+        "nonzeros": int(problem.matrix.nnz),
+        "first_solution": first,
+        "start_phase": start_phase,
+        "share": start_phase / time_limit,
+        "iterations": len(result.iterations),
+        "objective": result.objective,
+    }
+
+
+def start_table(rows: list[dict]) -> str:
+    """The start measurements as a Markdown table."""
+    lines = [
+        "| instance | given as | nonzeros | first solution (s) | start phase (s) | share of budget "
+        "| iterations | objective |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['instance']} | {r['source']} | {r['nonzeros']:,} | {r['first_solution']:.2f} "
+            f"| {r['start_phase']:.2f} | {r['share']:.1%} | {r['iterations']} | {r['objective']} |"
+        )
+    return "\n".join(lines)
+
+
+def run_isolated(task: tuple, function=measure):
+    """``function(*task)`` (:func:`measure`) in a fresh process (its peak RSS is then the run's
+    own)."""
     context = multiprocessing.get_context("spawn")
     with context.Pool(1, maxtasksperchild=1) as pool:
-        return pool.apply(measure, task)
+        return pool.apply(function, task)
 
 
 def table(rows: list[dict]) -> str:
@@ -237,25 +288,24 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--rule", action="store_true", help="measure the whole/reduced rule")
     parser.add_argument("--samples", type=int, default=3, help="neighborhoods per fraction")
+    parser.add_argument("--start", action="store_true", help="measure the start phase")
     args = parser.parse_args(argv)
-    if args.rule:
-        rule_rows = [
-            row for name in args.instances for row in measure_rule(name, args.samples, 2.0)
-        ]
-        print(rule_table(rule_rows))
-        if args.out:
-            args.out.write_text(json.dumps(rule_rows, indent=1))
-        return
-    rows = []
-    for name in args.instances:
-        for rule in args.rules:
-            rows.append(run_isolated((name, rule, args.free, args.iterations, args.time_limit)))
-            print(table(rows[-1:]).splitlines()[-1], flush=True)
-    print(table(rows))
-    print(
-        "median of the per-instance ratios whole/reduced (median iteration):",
-        _median_ratio(rows),
-    )
+    if args.start:
+        tasks = [(name, source, args.time_limit) for name in args.instances for source in SOURCES]
+        rows = [run_isolated(task, measure_start) for task in tasks]
+        text = start_table(rows)
+    elif args.rule:
+        rows = [row for name in args.instances for row in measure_rule(name, args.samples, 2.0)]
+        text = rule_table(rows)
+    else:
+        rows = []
+        for name in args.instances:
+            for rule in args.rules:
+                rows.append(run_isolated((name, rule, args.free, args.iterations, args.time_limit)))
+                print(table(rows[-1:]).splitlines()[-1], flush=True)
+        ratio = _median_ratio(rows)
+        text = f"{table(rows)}\n\nmedian of the per-instance ratios whole/reduced: {ratio}"
+    print(text)
     if args.out:
         args.out.write_text(json.dumps(rows, indent=1))
 

@@ -446,7 +446,7 @@ class ScipSubSolver(WatchedSubSolver):
 
 #: ``sub_problem="auto"`` solves a reduced problem when its variables hold at most this share of
 #: the constraint matrix's nonzeros ...
-REDUCED_SHARE = 0.2
+REDUCED_SHARE = 0.25
 #: ... and the matrix has at least this many (below, the whole model's solve costs a few
 #: milliseconds, less than building a reduced one).
 REDUCED_MIN_NONZEROS = 10_000
@@ -461,7 +461,8 @@ def prefers_reduced(nonzeros: int, total: int) -> bool:
     neighborhoods (``python benchmarks/scaling.py --rule``, on MIPLIB 2017 instances of the
     tuning part and generated ones) the reduced problem was the faster one where its share of
     the nonzeros was small, and not on problems so small that the whole model's solve took a few
-    milliseconds; the constants are :data:`REDUCED_SHARE` and :data:`REDUCED_MIN_NONZEROS`.
+    milliseconds (``benchmarks/results/sub_problem_rule.md``); the constants are
+    :data:`REDUCED_SHARE` and :data:`REDUCED_MIN_NONZEROS`.
     """
     return total >= REDUCED_MIN_NONZEROS and nonzeros <= REDUCED_SHARE * total
 

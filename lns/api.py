@@ -125,12 +125,13 @@ def solve(
         Hooks called on each improvement, selection and iteration (with ``workers >= 2``: on
         each improvement only; the iterations run in the workers).
     workers : int or "all"
-        LNS worker processes (:mod:`lns.core.parallel.portfolio`); ``1`` runs the sequential loop in
-        this process; ``"all"``: one per core this process may use (:func:`usable_cores`), the
-        default of ``lns-solve``. Here the default stays 1, so that a seeded run with iteration
-        and node limits repeats exactly, every callback sees every iteration and any
-        sub-solver object works. With 2 or more, each worker runs the loop with a copy of
-        ``selector`` and its own seed, and ``iteration_limit`` limits each worker;
+        Worker processes (:mod:`lns.core.parallel.portfolio`; LNS workers unless ``portfolio``
+        names other kinds); ``1`` runs the sequential loop in this process; ``"all"``: one per
+        core this process may use (:func:`usable_cores`), the default of ``lns-solve``. Here the
+        default stays 1, so that a seeded run with iteration and node limits repeats exactly,
+        every callback sees every iteration and any sub-solver object works. With 2 or more,
+        each LNS worker runs the loop with a copy of ``selector`` and its own seed, and
+        ``iteration_limit`` limits each worker;
         ``sub_solver`` and ``stop`` must then be a name and a picklable rule. The workers
         import the calling script only when the selector or the stop rule is defined in it
         (:mod:`lns.core.parallel.spawn_main`); only then does the script need an

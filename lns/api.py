@@ -459,8 +459,8 @@ def _initial_solution(run: _Run) -> StopReason | None:
 
 def _start_strategy(run: _Run) -> StartStrategy:
     """The configured start; a named one is ``"first"`` when runs must repeat (a node limit per
-    sub-solve), since the stall rule reads the clock, and starts from a trivial point where
-    building SCIP's model would overrun the start's share of the budget
+    sub-solve), since the stall rule reads the clock, and starts from a trivial point where a
+    SCIP start would overrun its share of the budget
     (:class:`lns.core.search.trivial_start.TrivialFirst`)."""
     config = run.config
     if not isinstance(config.start, str):

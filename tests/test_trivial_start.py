@@ -13,7 +13,7 @@ from lns import solve
 from lns.core.problem.mip import Problem
 from lns.core.search.start import StartTask
 from lns.core.search.trivial_start import (
-    BUILD_SECONDS_PER_NONZERO,
+    START_SECONDS_PER_NONZERO,
     TrivialFirst,
     best_trivial_point,
     trivial_points,
@@ -77,22 +77,23 @@ def _task(problem, solver, time_limit, found):
     return StartTask(problem, solver, time_limit, 0, found.append)
 
 
-def test_a_model_that_would_overrun_the_share_gives_way_to_the_trivial_point():
+@pytest.mark.parametrize("built", [False, True])
+def test_a_start_that_would_overrun_the_share_gives_way_to_the_trivial_point(built):
     problem = _independent_set()
-    build = problem.matrix.nnz * BUILD_SECONDS_PER_NONZERO
+    estimate = problem.matrix.nnz * START_SECONDS_PER_NONZERO
     then, found = Recorded(), []
     solver = ScipSubSolver(problem, sub_problem="auto")
-    outcome = TrivialFirst(then, 0.2)(_task(problem, solver, build, found))
+    if built:
+        assert solver.model is not None
+    outcome = TrivialFirst(then, 0.2)(_task(problem, solver, estimate, found))
     assert then.calls == 0 and outcome.status is SolveStatus.TIME_LIMIT
-    assert [f.objective for f in found] == [0.0] and not solver.has_model
+    assert [f.objective for f in found] == [0.0] and solver.has_model is built
 
 
-@pytest.mark.parametrize("case", ["enough time", "model built", "no trivial point"])
+@pytest.mark.parametrize("case", ["enough time", "no trivial point"])
 def test_the_configured_start_runs_where_the_trivial_rule_does_not_apply(case):
     problem = _assignment() if case == "no trivial point" else _independent_set()
     solver = ScipSubSolver(problem)
-    if case == "model built":
-        assert solver.model is not None
     then, found = Recorded(), []
     time_limit = math.inf if case == "enough time" else 1e-3
     TrivialFirst(then, 0.2)(_task(problem, solver, time_limit, found))
@@ -101,7 +102,7 @@ def test_the_configured_start_runs_where_the_trivial_rule_does_not_apply(case):
 
 def test_a_large_problem_on_a_short_budget_starts_trivially_and_improves():
     problem = _independent_set(3000)
-    assert problem.matrix.nnz * BUILD_SECONDS_PER_NONZERO > 0.2 * 1.0
+    assert problem.matrix.nnz * START_SECONDS_PER_NONZERO > 0.2 * 1.0
     result = solve(problem, "random", time_limit=1.0, seed=0, initial_fraction=0.05)
     assert result.trajectory[0][1] == 0.0 and result.objective > 0
     assert problem.check(result.x).feasible

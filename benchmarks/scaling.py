@@ -4,8 +4,7 @@ Random LNS, one worker, a fixed neighborhood of ``--free`` integer variables
 (``initial_fraction=free/n, growth=1.0, shrink=None``), ``--iterations`` iterations from a given
 start, once per sub-problem rule (``--rules``: ``whole``, ``reduced``, ``auto``; see
 :class:`lns.core.solvers.scip.subsolver.ScipSubSolver`). Each run is a fresh process, so that its
-peak
-resident size is its own. Reported per instance and rule: the median iteration (wall seconds
+peak resident size is its own. Reported per instance and rule: the median iteration (wall seconds
 between two iterations' ends), the median time inside the sub-solver (building its model,
 solving, freeing), the loop's own share of the iterations' wall time (everything outside the
 sub-solver: selection, fixings, the incumbent's checks), the peak RSS and the bytes of it per

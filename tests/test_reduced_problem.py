@@ -179,3 +179,21 @@ def test_memory_stays_flat_over_many_reduced_solves():
     settled = process.memory_info().rss
     solve_many(600)
     assert process.memory_info().rss - settled < 16 * 2**20
+
+
+@pytest.mark.parametrize("name", ["cfl", "mixed", "bell5"])
+def test_the_activities_of_a_lifted_solution_come_from_the_free_columns(name):
+    problem = PROBLEMS[name]()
+    start = first_solution(problem)
+    reducer = Reducer(problem)
+    integers = problem.integer_indices
+    reduced = reducer.reduce(reducer.free_columns(integers[::2]), start)
+    values = reduced.start + np.random.default_rng(0).integers(-1, 2, len(reduced.columns))
+    np.testing.assert_allclose(
+        reduced.lift_activity(values), problem.matrix @ reduced.lift(values), atol=1e-9
+    )
+    solver = ScipSubSolver(problem, sub_problem="reduced")
+    outcome = solver.solve(time_limit=10, seed=0, fixed=integers[::2], start=start)
+    assert outcome.found
+    for found in outcome.found:
+        np.testing.assert_allclose(found.activity, problem.matrix @ found.x, atol=1e-9)

@@ -298,7 +298,8 @@ def expand_methods(
             options = variants[method].options
             method = variants[method].method
         else:
-            options = method_options.get(method) or method_options.get(split_method(method)[0])
+            base = split_method(method)[0]
+            options = method_options.get(method) or method_options.get(base) or {}
         name = split_method(method)[0]
         if name not in method_names():
             raise UnknownNameError("method", name, (*method_names(), *variants, ALL))

@@ -19,6 +19,7 @@ import logging
 import time
 import weakref
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
@@ -199,7 +200,7 @@ class ScipSubSolver(WatchedSubSolver):
             "misc/transsolsorig": False,
             **(params or {}),
         }
-        self._model = None
+        self._model: Any = None  # a pyscipopt.Model, untyped
         self._variables: list = []
         self._closed = False
         if model is not None:
@@ -207,7 +208,7 @@ class ScipSubSolver(WatchedSubSolver):
         self.sub_problem = sub_problem
         self._reducer = Reducer(problem, continuous) if sub_problem != "whole" else None
         self._small: tuple | None = None  # the SCIP model of reduced problems and its recorder
-        self._active = None
+        self._active: Any = None  # the pyscipopt.Model solving now
         self.total_solve_time = 0.0
         self.total_reset_time = 0.0
         self.reduced_solves = 0
@@ -254,7 +255,7 @@ class ScipSubSolver(WatchedSubSolver):
             return
         _LIVE.discard(self)
         self._closed = True
-        models = [(self._model, self._recorder)] if self._model is not None else []
+        models: list[tuple] = [(self._model, self._recorder)] if self._model is not None else []
         for model, recorder in models + ([self._small] if self._small else []):
             recorder.model = model  # for SCIP's callbacks while it frees the model
             free = getattr(model, "free", None)  # in PySCIPOpt 6.3, not in every older one

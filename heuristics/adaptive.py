@@ -8,8 +8,8 @@ the neighborhood's size as well as its kind. No selector is right for every inst
 (LB-RELAX wins on set partitioning, random neighborhoods on others). The policies
 (:mod:`heuristics.bandit`): the roulette wheel (the default), UCB1 and Thompson sampling.
 The roulette had the lowest mean and shifted geometric mean primal integral of the three
-on 6 instances at 30 s (``benchmarks/bandit.py``; ``benchmarks/results/bandit.md``): a
-small, noisy measurement, few instances and seeds.
+on 6 instances at 30 s (``lns-bench +experiment=bandit``; ``benchmarks/results/bandit.md``):
+a small, noisy measurement, few instances and seeds.
 """
 
 from __future__ import annotations

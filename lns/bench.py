@@ -10,7 +10,9 @@ LNS; :mod:`lns.core.parallel.allocation`). ``"all"`` names every configured meth
 ``auto`` portfolios. A *variant* (:class:`Variant`, the ``variants`` of an experiment file) is
 a named method with its own options, so that two settings of one selector sit side by side in
 one matrix and one report. Every run gets the same wall-clock budget, reading the problem
-included, and its incumbent trajectory is stored (:mod:`lns.bench_store`).
+included; its incumbent trajectory is stored (:mod:`lns.bench_store`), and where its time went
+(iterations, improving ones, selection and sub-solver seconds, :func:`run_statistics`; the arms
+of the adaptive selector, :class:`ArmCounter`; a portfolio's workers).
 
 Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume) and
 the runs another live process is running (their lock is held, :meth:`BenchStore.claim`),
@@ -31,9 +33,12 @@ import multiprocessing
 import os
 import signal
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from instances.bundled import resolve_instance
 from lns.bench_store import ERROR, SKIPPED, BenchStore, RunRecord
@@ -41,6 +46,8 @@ from lns.core.child_process import die_with_parent
 from lns.core.errors import LNSError, ProblemReadError, UnknownNameError, UnsupportedProblemError
 from lns.core.problem.mip import instance_name
 from lns.core.problem.solu_file import known_objective
+from lns.core.search.result import Callback, Result
+from lns.core.solvers.protocol import SolveStatus
 from lns.registry import SELECTORS
 
 log = logging.getLogger("lns")
@@ -293,6 +300,7 @@ def expand_methods(
             )
         ]
     variants = variants or {}
+    options: dict | None
     for method in names:
         if method in variants:
             options = variants[method].options
@@ -393,8 +401,9 @@ def execute(spec: RunSpec) -> RunRecord:
         known_optimum=known_objective(spec.instance_path),
     )
     began = time.perf_counter()
+    arms = ArmCounter()
     try:
-        result = _solve(spec)
+        result = _solve(spec, [arms])
     except UnsupportedProblemError as error:
         return RunRecord(
             **base,
@@ -414,7 +423,6 @@ def execute(spec: RunSpec) -> RunRecord:
         )
     if result.stop_reason == "interrupted":
         raise KeyboardInterrupt
-    found_by = result.found_by
     return RunRecord(
         **base,
         status=result.status,
@@ -422,18 +430,49 @@ def execute(spec: RunSpec) -> RunRecord:
         objective=result.objective,
         sense=result.problem.sense if result.problem is not None else None,
         runtime=result.runtime,
-        iterations=len(result.iterations),
         trajectory=[[float(t), float(v)] for t, v in result.trajectory],
         finished_at=_now(),
-        found_by=found_by,
+        found_by=result.found_by,
+        arms=dict(arms.counts),
+        **run_statistics(result),
     )
 
 
-def _solve(spec: RunSpec):
+class ArmCounter(Callback):
+    """Counts the iterations of each arm the adaptive selector plays (``info["arm"]``)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+
+    def on_selection(self, state, size: int, neighborhood) -> None:
+        arm = neighborhood.info.get("arm")
+        if arm is not None:
+            self.counts[str(arm)] += 1
+
+
+def run_statistics(result: Result) -> dict:
+    """Where a run's iterations went: the :class:`lns.bench_store.RunRecord` fields
+    ``iterations``, ``improving``, ``timeouts``, ``freed``, ``select_time``, ``solver_time``
+    and ``workers`` of ``result``."""
+    records = result.iterations
+    return dict(
+        iterations=len(records),
+        improving=sum(bool(r.improved) for r in records),
+        timeouts=sum(r.status == SolveStatus.TIME_LIMIT for r in records),
+        freed=float(np.median([r.neighborhood_size for r in records])) if records else None,
+        select_time=float(sum(r.select_time for r in records)),
+        solver_time=float(result.solver_time),
+        workers=[asdict(worker) for worker in result.workers],
+    )
+
+
+def _solve(spec: RunSpec, callbacks: list[Callback]) -> Result:
     """:func:`lns.api.solve` on one cell: a whole-problem method, or LNS with a selector."""
     from lns.api import solve
 
-    common = dict(time_limit=spec.time_limit, seed=spec.seed, **spec.solve_options)
+    common = dict(
+        time_limit=spec.time_limit, seed=spec.seed, callbacks=callbacks, **spec.solve_options
+    )
     if spec.base in WHOLE_PROBLEM_METHODS:
         options = spec.method_options if spec.base == "cpsat" else spec.lns_options
         return solve(spec.instance_path, method=spec.base, **common, **options)

@@ -7,8 +7,8 @@ holding it ends, however it ends, so a lock never outlives its run.
 One file per run lets parallel jobs (Hydra's joblib or submitit launchers) write
 without sharing a file, and makes resuming a matrix a matter of looking for the file.
 Files are written to a temporary name and renamed, so a run that is killed leaves
-no half-written record. :func:`write_table` gathers the records into ``runs.csv``
-(the trajectory JSON-encoded in its column) for pandas or a spreadsheet.
+no half-written record. :func:`write_table` gathers the records into ``runs.csv`` (the
+trajectory, the arms and the workers JSON-encoded in their columns) for pandas or a spreadsheet.
 """
 
 from __future__ import annotations
@@ -67,6 +67,23 @@ class RunRecord:
     found_by : str or None
         What found the final incumbent: ``"initial"``, or in a portfolio the kind of the worker
         (``"lns/random"``, ``"cpsat"``, ``"local_search"``, ``"scip"``).
+    improving : int
+        LNS iterations that improved the incumbent.
+    timeouts : int
+        LNS iterations whose sub-solve ran into its time limit.
+    freed : float or None
+        Median number of variables an LNS iteration freed (``None`` without iterations).
+    select_time : float
+        Seconds spent choosing neighborhoods, over all iterations.
+    solver_time : float
+        Seconds inside the sub-solver, its first solution included (with SCIP: and the freeing
+        after each solve); ``runtime - solver_time`` is the loop's own overhead (reading the
+        problem, selection, fixing bounds, warm starts, checks). 0 for whole-problem methods.
+    arms : dict
+        ``{arm: iterations}`` of the adaptive selector (empty for the other selectors and in a
+        portfolio, whose workers' selections the main process does not see).
+    workers : list of dict
+        Per worker of a portfolio, its :class:`lns.core.search.result.WorkerStats` as a dict.
     """
 
     instance_set: str
@@ -86,6 +103,13 @@ class RunRecord:
     error: str | None = None
     finished_at: str = ""
     found_by: str | None = None
+    improving: int = 0
+    timeouts: int = 0
+    freed: float | None = None
+    select_time: float = 0.0
+    solver_time: float = 0.0
+    arms: dict = field(default_factory=dict)
+    workers: list = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -172,7 +196,8 @@ def _parse(path: Path) -> RunRecord:
 def write_table(
     records: list[RunRecord], path: str | Path, extra: list[dict] | None = None
 ) -> Path:
-    """Write ``records`` as CSV, one row per run, the trajectory JSON-encoded.
+    """Write ``records`` as CSV, one row per run, its lists and dicts (the trajectory, the arms,
+    the workers) JSON-encoded.
 
     ``extra`` holds one dict of further columns per record (the report adds each run's
     reference p*, its source and the run's metrics).
@@ -181,7 +206,13 @@ def write_table(
 
     extra = extra or [{} for _ in records]
     rows = [
-        {**record.__dict__, "trajectory": json.dumps(record.trajectory), **more}
+        {
+            **{
+                name: json.dumps(value) if isinstance(value, (list, dict)) else value
+                for name, value in record.__dict__.items()
+            },
+            **more,
+        }
         for record, more in zip(records, extra, strict=True)
     ]
     columns = [f.name for f in fields(RunRecord)] + list(extra[0] if extra else [])

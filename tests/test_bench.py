@@ -1,9 +1,11 @@
 """lns-bench and lns-report: the matrix, resume, failures, a tiny end-to-end run, and bad input."""
 
+import dataclasses
 import faulthandler
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,10 +20,12 @@ import lns.api
 from configs import CONFIG_DIR
 from helpers import knapsack, mixed_problem, wait_for_exit, wait_until
 from lns.bench import (
+    ArmCounter,
     compose_matrix,
     expand_instances,
     expand_methods,
     method_names,
+    parse_variants,
     run_matrix,
     shard,
 )
@@ -80,6 +84,7 @@ def test_a_method_suffix_runs_a_portfolio_of_that_many_workers(instance_dir, tmp
     assert run_matrix(specs[:1], store, isolate=False).ran == 1
     record = store.get("knapsack", "random@2", 0, 3.0)
     assert record.status == "optimal" and record.objective == pytest.approx(23.0)
+    assert [(w["worker"], w["kind"]) for w in record.workers] == [(0, "lns"), (1, "lns")]
 
 
 def test_the_miplib2017_preset_runs_held_out_bundled_instances():
@@ -273,6 +278,13 @@ def test_report_has_median_per_instance_integral_and_win_tables(tmp_path):
     # mean, shifted geometric mean and median primal integral, median seconds to the first
     # solution and to within 1% (the same here: the only solution is optimal)
     assert summary.split("|")[8:13] == [" 3.00 ", " 2.11 ", " 4.00 ", " 4.00 ", " 4.00 "]
+    # wins (the lowest integral: scip on b, random on a and c) and the median ratio to scip
+    assert summary.split("|")[16:18] == [" 1 ", " 1.00 "]
+    random = next(line for line in text.splitlines() if line.startswith("| random |"))
+    assert random.split("|")[16] == " 2 "
+    ratios = text.split("Primal integral over scip's per instance")[1]
+    # b: scip's integral is 0, no ratio
+    assert "| a | 1.00 | 0.00 |\n| b | – | – |\n| c | 1.00 | 0.25 |" in ratios
 
 
 def _cli(*args, cwd):
@@ -557,6 +569,8 @@ def test_variants_are_named_methods_with_their_own_options(instance_dir, tmp_pat
     monkeypatch.setattr(lns.api, "solve", record_call)
     store = BenchStore(tmp_path / "results")
     run_matrix(specs, store, isolate=False)
+    callbacks = [keywords.pop("callbacks") for _, keywords in calls]
+    assert all(len(c) == 1 and isinstance(c[0], ArmCounter) for c in callbacks)
     assert calls[1] == (
         "random",
         dict(
@@ -605,3 +619,134 @@ def test_the_sub_problem_preset_declares_its_variants():
         ("random_auto", "auto"),
         ("random_adjacent", "auto"),
     ]
+
+
+def test_a_run_record_says_where_its_iterations_went(tmp_path):
+    variants = {
+        "ucb": {
+            "method": "adaptive",
+            "options": {"policy": "ucb"},
+            "lns": {"iteration_node_limit": 50},
+            "solve": {"iteration_limit": 4},
+        }
+    }
+    specs = compose_matrix(["p0201"], ["ucb"], [0], 60.0, instance_set="x", variants=variants)
+    store = BenchStore(tmp_path)
+    run_matrix(specs, store, isolate=False)
+    record = store.get("p0201", "ucb", 0, 60.0)
+    assert record.iterations == 4 and sum(record.arms.values()) == 4
+    assert 0 <= record.improving <= 4 and record.timeouts == 0  # node limits, no time-outs
+    assert record.freed > 0 and 0 < record.solver_time < record.runtime
+    assert record.select_time >= 0 and record.workers == []
+
+
+def _worker(selector, kind, iterations, improvements, stop_reason):
+    return dict(
+        selector=selector,
+        kind=kind,
+        iterations=iterations,
+        improvements=improvements,
+        stop_reason=stop_reason,
+    )
+
+
+def _row(text: str, section: str, name: str) -> str:
+    """The first line of ``text`` after ``section`` that starts with ``| name |``."""
+    return next(
+        line for line in text.split(section)[1].splitlines() if line.startswith(f"| {name} |")
+    )
+
+
+def test_report_shows_where_the_time_went_the_arms_and_the_portfolio_workers(tmp_path):
+    store = BenchStore(tmp_path)
+    solved = _record("a", "adaptive", 10.0, sense="minimize", trajectory=[[1.0, 12.0], [3.0, 10.0]])
+    store.write(
+        dataclasses.replace(
+            solved,
+            iterations=10,
+            improving=4,
+            timeouts=1,
+            freed=20.0,
+            select_time=0.5,
+            solver_time=6.0,
+            runtime=10.0,
+            arms={"random": 6, "rins": 4},
+            stop_reason="time_limit",
+        )
+    )
+    workers = [
+        _worker("random", "lns", 7, 2, "time_limit"),
+        _worker("scip", "scip", 1, 1, "optimal"),
+    ]
+    portfolio = _record("a", "random@2", 10.0, sense="minimize", trajectory=[[2.0, 10.0]])
+    store.write(
+        dataclasses.replace(portfolio, workers=workers, found_by="scip", stop_reason="optimal")
+    )
+    text = write_report(tmp_path).read_text()
+    where = "Where the time went"
+    # the overhead is 1 - 6 / 10; the first improvement came at 3 s, none in the portfolio run
+    assert _row(text, where, "adaptive") == (
+        "| adaptive | 10.0 | 4.0 | 1.0 | 0.50 | 6.00 | 20 | 0.400 | 0.400 | 3.00 | time_limit 1 |"
+    )
+    assert _row(text, where, "random@2").endswith("| – | – | – | 10.00 | optimal 1 |")
+    assert _row(text, "Arms the adaptive selector played", "adaptive") == (
+        "| adaptive | 0.600 | 0.400 |"
+    )
+    assert "| random@2 |" not in text.split("Arms the adaptive selector played")[1].split("\n\n")[1]
+    workers_table = text.split("Portfolio workers")[1]
+    assert "| random@2 | lns/random | 1.0 | 7.0 | 2.00 | 0/1 | time_limit 1 |" in workers_table
+    assert "| random@2 | scip | 1.0 | 1.0 | 1.00 | 1/1 | optimal 1 |" in workers_table
+    table = pd.read_csv(tmp_path / "runs.csv")
+    assert json.loads(table.set_index("method").loc["adaptive", "arms"]) == {"random": 6, "rins": 4}
+
+
+def test_one_report_over_several_results_folders(tmp_path):
+    for folder, objective in (("full", 12.0), ("rerun", 10.0)):
+        run = _record("a", "random", objective, sense="minimize", trajectory=[[1.0, objective]])
+        BenchStore(tmp_path / folder).write(run)
+    folders = [tmp_path / "full", tmp_path / "rerun"]
+    with pytest.raises(LNSError, match="both hold the run"):
+        write_report(folders, tmp_path / "out")
+    labelled = {"full": folders[0], "rerun": folders[1]}
+    with pytest.raises(LNSError, match="out_dir"):
+        write_report(labelled)
+    with pytest.raises(UnknownNameError, match="baseline 'random'"):
+        write_report(labelled, tmp_path / "out", baseline="random")
+    text = write_report(labelled, tmp_path / "out", instance_set="both").read_text()
+    assert "## both, T = 10 s" in text
+    assert "| a | minimize | 10 | best_found |" in text  # one p* over both folders
+    # full: no solution for 1 s, then a gap of 2/12 for 9 s
+    assert "| a | 2.50 | 1.00 |" in text.split("Primal integral per instance")[1]
+    assert "| random [full] | random [rerun] |" in text
+    assert "lns-report 'results_dir={full: " in text and " instance_set=both`" in text
+
+
+def test_the_report_takes_several_folders_from_the_command_line():
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        labelled = compose("report", overrides=["results_dir={full: a/b_60s, rerun: c/d_60s}"])
+        listed = compose("report", overrides=["results_dir=[a/b_60s,c/d_60s]"])
+    assert OmegaConf.to_container(labelled.results_dir) == {"full": "a/b_60s", "rerun": "c/d_60s"}
+    assert OmegaConf.to_container(listed.results_dir) == ["a/b_60s", "c/d_60s"]
+
+
+COMPARISONS = ["bandit", "complete_worker", "fast_start", "lns_vs_scip", "sub_mip", "subsolvers"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_method_list_of_a_preset_and_of_its_commands_expands(preset):
+    container = OmegaConf.to_container(_compose_bench(f"+experiment={preset}"), resolve=True)
+    variants = parse_variants(container["variants"])
+    header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    commands = re.findall(r"'methods=\[([^\]]*)\]'", header)
+    for methods in [container["methods"], *(listed.split(",") for listed in commands)]:
+        expand_methods(methods, container["method_options"], variants)
+
+
+@pytest.mark.parametrize("preset", COMPARISONS)
+def test_comparison_presets_name_their_instances_and_their_report(preset):
+    cfg = _compose_bench(f"+experiment={preset}")
+    bundled = [name for name in cfg.instances if not name.startswith("data/")]
+    assert len(expand_instances(bundled)) == len(bundled)
+    header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
+    assert f"lns-bench +experiment={preset}" in header
+    assert re.search(rf"lns-report .*results_dir=\[?{cfg.results_dir}", header)

@@ -9,6 +9,7 @@ import pytest
 from lns.core.search.metrics import (
     best_found,
     best_performing_rate,
+    first_improvement_time,
     gap_at,
     gap_curves,
     primal_gap,
@@ -49,6 +50,13 @@ def test_time_to_within_a_gap():
     assert time_to_gap(trajectory, 10.0, 0.001, 60.0) == 60.0  # never that close
     assert time_to_gap(trajectory, 10.0, 0.01, 5.0) == 5.0  # not within the limit
     assert time_to_gap([], 10.0, 0.01, 60.0) == 60.0
+
+
+def test_time_to_the_first_improvement():
+    trajectory = [(0.0, None), (1.0, 20.0), (3.0, 10.5)]
+    assert first_improvement_time(trajectory, 60.0) == 3.0
+    assert first_improvement_time(trajectory, 2.0) == 2.0  # not within the limit
+    assert first_improvement_time(trajectory[:2], 60.0) == 60.0  # the first solution only
 
 
 def test_first_solution_late():

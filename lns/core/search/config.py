@@ -38,10 +38,9 @@ class LNSConfig:
         ``initial_solution_limit`` solutions (``"first"``); CP-SAT, for pure-integer problems
         (``"cpsat"``); feasibility-emphasis SCIP and CP-SAT at once, one thread each
         (``"race"``); or a strategy object. ``"feasibility"`` had the smallest geometric mean
-        primal integral in ``benchmarks/fast_start.py`` (figures in :mod:`lns.core.search.start`).
-        The
-        stall rule reads the clock: with ``iteration_node_limit`` set (runs that repeat), a named
-        start becomes ``"first"``.
+        primal integral in ``lns-bench +experiment=fast_start`` (figures in
+        :mod:`lns.core.search.start`). The stall rule reads the clock: with
+        ``iteration_node_limit`` set (runs that repeat), a named start becomes ``"first"``.
     start_stall_floor, start_stall_factor, start_max_share : float
         The stall rule (:class:`lns.core.search.start.StallRule`): the start ends once no new
         solution

@@ -226,6 +226,13 @@ def first_solution_time(trajectory: Sequence, time_limit: float) -> float:
     return float(trajectory[0][0]) if len(trajectory) else float(time_limit)
 
 
+def first_improvement_time(trajectory: Sequence, time_limit: float) -> float:
+    """Seconds to the first improvement of a run's first solution, ``time_limit`` if none came
+    within the limit (for LNS: the first improving iteration, or the start's own progress)."""
+    found = [float(t) for t, value in trajectory if value is not None]
+    return min(found[1], float(time_limit)) if len(found) > 1 else float(time_limit)
+
+
 def time_to_gap(
     trajectory: Sequence, reference: float | None, tol: float, time_limit: float
 ) -> float:

@@ -17,8 +17,8 @@ so that a worker of a parallel run can run one strategy while another worker run
   heuristics);
 - :class:`CpSatStart` solves the whole (pure-integer) problem with CP-SAT (``"cpsat"``).
 
-``benchmarks/fast_start.py`` compares them (time to the first solution, time to within 1% of
-the best objective, primal integral), random LNS side by side at 30 s on ``mis``, ``mvc``,
+``lns-bench +experiment=fast_start`` compares them (time to the first solution, time to within
+1% of the best objective, primal integral), random LNS side by side at 30 s on ``mis``, ``mvc``,
 ``sc``, ``ca`` small, air05, seymour and glass-sc, on a 2-core machine shared with other jobs
 (first solutions came up to 20 s late: noisy). Shifted geometric mean (shift 1) of the primal
 integral over 21 runs (seeds 0 and 1 with the default stall rule, seed 0 with ``0.5 1 0.1``):

@@ -5,7 +5,7 @@ fast separation and no sub-MIP heuristics of their own: a sub-problem is solved 
 briefly, and most of SCIP's root effort pays off only on long solves. The presets here are the
 parameter values of SCIP's ``FAST`` presolving and separation settings
 (``SCIPsetPresolving``/``SCIPsetSeparating``, SCIP 10), as plain dictionaries so that they are
-visible and can be changed one by one; ``benchmarks/sub_mip.py`` measures them.
+visible and can be changed one by one; ``lns-bench +experiment=sub_mip`` measures them.
 """
 
 from __future__ import annotations

@@ -51,10 +51,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in ours:
             item.add_marker(pytest.mark.timeout(0))
         return
-    dropped = [item for item in ours if item.get_closest_marker("full") is not None]
+    dropped = {item for item in ours if item.get_closest_marker("full") is not None}
     if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = [item for item in items if item not in set(dropped)]
+        config.hook.pytest_deselected(items=list(dropped))
+        items[:] = [item for item in items if item not in dropped]
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ class DistanceLP:
     changed in place but added anew (:meth:`~lns.core.solvers.lp.WarmLP.replace_last_row`): its
     slack,
     perhaps nonbasic before, then starts basic, which keeps HiGHS's recomputation of its dual
-    steepest-edge weights cheap. Measured side by side (``benchmarks/lb_relax_lp.py``), a
+    steepest-edge weights cheap. Measured side by side (``benchmarks/test_lb_lp.py``), a
     re-solve after a new incumbent of a 6000-node independent-set instance takes 0.66 s
     against 4.3 s in place (2.7 s against 5.9 s after larger changes of the incumbent), for
     about as many simplex iterations; smaller instances are not slower.

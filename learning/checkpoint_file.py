@@ -6,7 +6,7 @@ pickle (``<name>/data.pkl``) of plain values whose tensors point at raw little-e
 ``torch.load(weights_only=True)`` does: only dicts, lists, numbers, strings and tensors are
 accepted, any other object is refused, so reading a file cannot run code. Tensors come back as
 numpy arrays. This lets the CL-LNS selector start without importing torch (about 2 s here, more
-than the rest of its start-up together: ``benchmarks/cl_lns_startup.py``).
+than the rest of its start-up together: ``benchmarks/test_cl_lns_cost.py``).
 
 :func:`validate_checkpoint` holds the checks shared by this reader and
 :func:`learning.checkpoint.load_checkpoint` (the torch loader used for training): file format,

@@ -3,7 +3,7 @@
 Same computation and the same state dict as the torch model (a test compares the scores of the
 shipped checkpoints on a tiny graph), without importing torch or torch-geometric, which take
 longer to import than everything else the selector does before its first neighborhood
-(``benchmarks/cl_lns_startup.py``). Training keeps the torch model.
+(``benchmarks/test_cl_lns_cost.py``). Training keeps the torch model.
 
 GATv2 attention (Brody, Alon, Yahav, ICLR 2022) as :class:`torch_geometric.nn.GATv2Conv` computes
 it, with source ``j`` and target ``i`` of each edge and ``H`` heads of ``C`` channels:

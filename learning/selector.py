@@ -14,7 +14,7 @@ lock, looks for the first solution (HiGHS runs without it too); the scores are c
 numpy (:mod:`learning.inference`), so a run never imports torch. The first selector call waits
 for that thread within the run's deadline (and cancels its LP when the deadline passes first),
 then builds the graph and runs the inference; their time counts in the LNS budget.
-``benchmarks/cl_lns_startup.py`` measures each part.
+``benchmarks/test_cl_lns_cost.py`` measures each part.
 """
 
 from __future__ import annotations

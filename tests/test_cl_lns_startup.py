@@ -258,7 +258,7 @@ def test_first_call_stops_at_the_deadline_on_a_slow_lp():
 
 def test_one_second_budget_is_respected():
     """air05 from a known solution (the LNS starts at once): root LP, features and model fit a
-    1 s budget, which ends the run (the seconds they take: ``benchmarks/cl_lns_startup.py``)."""
+    1 s budget, which ends the run (the seconds they take: ``benchmarks/test_cl_lns_cost.py``)."""
     from lns.core.solvers.scip.subsolver import ScipSubSolver
 
     problem = read_problem(miplib("air05"))

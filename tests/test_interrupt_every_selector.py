@@ -3,7 +3,7 @@ with its best solution written to ``out=``.
 
 The runs happen in this process; SIGINT is sent to it while ``solve()`` runs (from a callback
 once the run is under way, or from a timer where no event marks the moment). How late a run
-ends after its time limit or a signal is timing, measured by ``benchmarks/stop_latency.py``.
+ends after its time limit or a signal is timing, measured by ``benchmarks/test_run_control.py``.
 """
 
 import contextlib

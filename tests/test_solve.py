@@ -76,7 +76,7 @@ def test_general_integers_and_continuous_variables():
 
 def test_time_limit_is_kept_and_counts_everything():
     result = solve(miplib("air05"), time_limit=3.0, seed=0)
-    assert result.stop_reason == "time_limit"  # how late: benchmarks/stop_latency.py
+    assert result.stop_reason == "time_limit"  # how late: benchmarks/test_run_control.py
     assert result.x is not None and result.feasibility.feasible
     assert result.trajectory[-1][0] <= result.runtime
 

@@ -12,7 +12,7 @@ are certainly read right (names, then decimal numbers of moderate size); only th
 it leaves are read field by field, the way SCIP's ``mpsinputReadLine`` splits them
 (fixed-format name patching included), and judged exactly. On the ten largest MPS files
 of ``instances/miplib`` and ``shared/instances/miplib2017`` it takes about half of
-SCIP's own read time, decompression included (``benchmarks/file_check_speed.py``).
+SCIP's own read time, decompression included (``benchmarks/test_problem_io.py``).
 
 Covered: MPS (free and fixed, ``.gz`` too): COLUMNS (objective and matrix
 coefficients, ``MARKER`` lines skipped), RHS (objective offset included), RANGES and

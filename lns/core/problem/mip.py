@@ -379,7 +379,7 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
     A variable listed twice in one constraint (an LP file may write ``x + y + x``) keeps the
     sum of its coefficients, as SCIP does. The matrix is built from one flat pass over the
     constraints' variables and values (0.17 s on 24,000 rows, 0.7 times the per-constraint
-    loop it replaced: ``benchmarks/problem_arrays.py``).
+    loop it replaced: ``benchmarks/test_problem_io.py``).
     """
     variables = model.getVars()
     where = source if source is not None else name

@@ -8,21 +8,22 @@ after changing some rows or bounds in place, HiGHS restarts from the last optima
 basis (a hot start).
 
 Why HiGHS: measured on this machine (single thread, cold start, model building
-included; ``benchmarks/lp_solvers.py``) the root LP of ``air05`` takes 0.4-0.8 s with
+included; ``benchmarks/test_root_lp.py``) the root LP of ``air05`` takes 0.4-0.8 s with
 HiGHS (``"highs"`` lets HiGHS choose, ``"highs-ds"`` is its dual simplex) against
 2.2-3.0 s with SCIP's LP solver (presolving off; 3.5 s with presolving); on ``seymour``
 0.34-0.39 s with HiGHS's interior point (``"highs-ipm"``, with crossover, so duals are
 vertex duals), 1.1-1.5 s with HiGHS's simplex and 1.4-1.6 s with SCIP. Re-solving the
 Local Branching LP of air05 or seymour for the next incumbent of a run (only the
-distance row changes) takes 0.01-0.1 s hot against 0.6-1.8 s cold.
+distance row changes) takes 0.01-0.1 s hot against 0.6-1.8 s cold
+(``benchmarks/test_lb_lp.py``).
 
 HiGHS is driven through its public Python package ``highspy`` (until ac26bdc: SciPy's
-private copy, ``scipy.optimize._highspy``). Side by side in one run
-(``benchmarks/lp_solvers.py --before``, 3 solves each, median), the cold root LPs of air05
-and seymour took 0.57-2.44 s with highspy 1.16 against 0.58-2.55 s with SciPy 1.17's
-HiGHS (per method, highspy/SciPy between 0.93 and 1.17), and the hot re-solves after an
-incumbent change 0.08-0.09 s against 0.07-0.10 s. Every solve registers
-with the run's :class:`~lns.core.interrupt.InterruptGuard`, so that Ctrl-C (or SIGTERM,
+private copy, ``scipy.optimize._highspy``). Side by side in one run (3 solves each, median;
+``benchmarks/test_root_lp.py`` and ``benchmarks/test_lb_lp.py`` compare with a saved run of an
+earlier checkout), the cold root LPs of air05 and seymour took 0.57-2.44 s with highspy 1.16
+against 0.58-2.55 s with SciPy 1.17's HiGHS (per method, highspy/SciPy between 0.93 and 1.17),
+and the hot re-solves after an incumbent change 0.08-0.09 s against 0.07-0.10 s. Every solve
+registers with the run's :class:`~lns.core.interrupt.InterruptGuard`, so that Ctrl-C (or SIGTERM,
 SIGHUP) stops an LP at its next simplex or interior-point iteration; the LP then
 reports the status ``"interrupted"``.
 
@@ -256,7 +257,7 @@ class _StoppableHighs(highspy.Highs):
     HiGHS runs without Python's lock and calls its interrupt callback at every simplex and
     interior-point iteration; a Python callback needs the lock, so while another thread holds
     it each iteration waits for it (up to the interpreter's switch interval, 5 ms): a root LP
-    of 0.5 s took 7.4 s beside a busy Python thread (``benchmarks/lp_beside_python.py``). So
+    of 0.5 s took 7.4 s beside a busy Python thread (``benchmarks/test_root_lp.py``). So
     the callback is installed but started only once a stop is asked for: :meth:`stop` starts
     it and HiGHS, which reads whether it is active at each iteration, calls it at its next one.
     :meth:`run_guarded` registers the object with the run's interrupt guard for the duration

@@ -18,7 +18,7 @@ a bare lock (one wake-up). What remains is two thread wake-ups per solve: on 200
 of p0201 with 90% of its variables fixed (about 1.3 ms each), the median solve took 1.05 to
 1.11 times as long as in the calling thread, the mean 1.3 to 1.7 times, on a shared
 machine with 2.5 runnable processes per core, where a wake-up may wait for a core
-(``benchmarks/watchdog_overhead.py`` measures it).
+(``benchmarks/test_sub_solve_overhead.py`` measures it).
 """
 
 from __future__ import annotations

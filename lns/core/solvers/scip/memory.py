@@ -14,7 +14,8 @@ node of an air05 sub-problem took 226 MB), glibc keeps the freed pages in the pr
 asked to return them (``malloc_trim``), so the resident size climbs to the largest peak so far.
 
 :class:`MemoryRelease` does both every few solves; each costs a few milliseconds. Measure with
-``python benchmarks/memory.py`` (its ``--mode pyscipopt`` shows each step alone).
+``python -m pytest benchmarks/test_sub_solve_overhead.py -k memory --full`` (the bare
+model's loop shows each step alone).
 
 pyscipopt does not wrap SCIP's collection, so both are called through ``ctypes``: SCIP's in the
 library that pyscipopt's extension module links to, ``malloc_trim`` in the C library (glibc

@@ -391,7 +391,7 @@ class ScipSubSolver(WatchedSubSolver):
 
         Memory that SCIP allocates in one thread and frees in another defeats the allocator's
         per-thread caches: with the preparation and ``freeTransform`` in the calling thread, the
-        median tiny sub-solve of ``benchmarks/watchdog_overhead.py`` took 3.8 times as long as
+        median tiny sub-solve of ``benchmarks/test_sub_solve_overhead.py`` took 3.8 times as long as
         all in one thread, with them in the worker 1.1 times.
         """
         prepare()

@@ -197,3 +197,14 @@ def test_the_activities_of_a_lifted_solution_come_from_the_free_columns(name):
     assert outcome.found
     for found in outcome.found:
         np.testing.assert_allclose(found.activity, problem.matrix @ found.x, atol=1e-9)
+
+
+def test_building_a_large_reduced_problem_stops_at_its_time_limit():
+    problem = mis.generate(mis.MISParams(n_nodes=3000), np.random.default_rng(0))
+    start = np.zeros(problem.n_vars)
+    solver = ScipSubSolver(problem, sub_problem="reduced")
+    integers = problem.integer_indices
+    outcome = solver.solve(time_limit=0.001, seed=0, fixed=integers[:10], start=start)
+    assert outcome.status is SolveStatus.TIME_LIMIT and outcome.found == []
+    outcome = solver.solve(time_limit=10, seed=0, fixed=integers[50:], start=start)
+    assert outcome.best is not None and problem.check(outcome.best.x).feasible

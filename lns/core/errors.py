@@ -46,3 +46,7 @@ class UnknownNameError(LNSError, ValueError):
         self.name = name
         self.choices = sorted(choices)
         super().__init__(f"Could not resolve {kind} '{name}' among choices {self.choices}")
+
+
+class BuildStoppedError(LNSError):
+    """Building a solver's model was stopped: its time limit came, or a stop was requested."""

@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
@@ -23,7 +24,12 @@ from typing import Literal, cast
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.errors import InvalidProblemDataError, ProblemReadError, UnsupportedProblemError
+from lns.core.errors import (
+    BuildStoppedError,
+    InvalidProblemDataError,
+    ProblemReadError,
+    UnsupportedProblemError,
+)
 from lns.core.problem.file_numbers import check_file_numbers
 from lns.core.problem.validation import SCIP_INFINITY, problem_data_error
 
@@ -225,18 +231,30 @@ class Problem:
         self.add_to_scip(model)
         return model
 
-    def add_to_scip(self, model) -> list:
+    def add_to_scip(self, model, stop: Callable[[], bool] | None = None) -> list:
         """Add this problem's variables, rows and objective to ``model``, a ``pyscipopt.Model``
-        without any; returns its variables, in this problem's order."""
+        without any; returns its variables, in this problem's order.
+
+        Raises
+        ------
+        BuildStoppedError
+            ``stop()``, asked every :data:`BUILD_CHECK_EVERY` variables and rows, said to stop
+            (a deadline came): the model holds a part of the problem.
+        """
         from pyscipopt import quicksum
 
         vtypes = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
-        xs = [
-            model.addVar(name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c))
-            for name, t, lb, ub, c in zip(
-                self.var_names, self.var_types, self.lower, self.upper, self.objective, strict=True
+        columns = zip(
+            self.var_names, self.var_types, self.lower, self.upper, self.objective, strict=True
+        )
+        xs = []
+        for j, (name, t, lb, ub, c) in enumerate(columns):
+            _check_stop(stop, j, self.name)
+            xs.append(
+                model.addVar(
+                    name=name, vtype=vtypes[t], lb=_to_scip(lb), ub=_to_scip(ub), obj=float(c)
+                )
             )
-        ]
         # Plain Python lists: indexing numpy arrays row by row made this loop twice as slow.
         indptr, indices, data = (
             self.matrix.indptr.tolist(),
@@ -246,6 +264,7 @@ class Problem:
         lhss = [None if value == -np.inf else value for value in self.row_lower.tolist()]
         rhss = [None if value == np.inf else value for value in self.row_upper.tolist()]
         for i, name in enumerate(self.row_names):
+            _check_stop(stop, i, self.name)
             start, end = indptr[i], indptr[i + 1]
             expr = quicksum(
                 a * xs[j] for j, a in zip(indices[start:end], data[start:end], strict=True)
@@ -426,6 +445,17 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
         row_names=tuple(c.name for c in constraints),
         source=source,
     )
+
+
+#: :meth:`Problem.add_to_scip` asks its ``stop`` once per this many variables and rows.
+BUILD_CHECK_EVERY = 1024
+
+
+def _check_stop(stop: Callable[[], bool] | None, count: int, name: str) -> None:
+    """Raise :class:`BuildStoppedError` if ``stop`` says so (asked every
+    :data:`BUILD_CHECK_EVERY` counts)."""
+    if stop is not None and count % BUILD_CHECK_EVERY == 0 and stop():
+        raise BuildStoppedError(f"{name}: building the SCIP model was stopped")
 
 
 def _from_scip(values: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
-from lns.core.errors import UnknownNameError
+from lns.core.errors import BuildStoppedError, UnknownNameError
 from lns.core.problem.mip import Problem
 from lns.core.problem.reduced import SUB_PROBLEMS, ReducedProblem, Reducer
 from lns.core.solvers.protocol import (
@@ -296,17 +296,24 @@ class ScipSubSolver(WatchedSubSolver):
         recorder.on_first_lp = on_first_lp
         self._active = model
 
+        began = time.perf_counter()
+
         def prepare():
             if reduced is None:
                 self._prepare(model, self.variables, limits, start)
                 self._fix(fixed, start)
             else:
-                recorder.variables = _load(model, reduced)
+                deadline = began + limits[0]
+                recorder.variables = _load(model, reduced, lambda: self._stops(deadline))
                 recorder.reduced = reduced
-                self._prepare(model, recorder.variables, limits, reduced.start)
+                left = max(0.01, deadline - time.perf_counter())
+                self._prepare(model, recorder.variables, (left, *limits[1:]), reduced.start)
 
         try:
             return self._optimize(limits[0], prepare, model, recorder)
+        except BuildStoppedError:
+            status = SolveStatus.INTERRUPTED if self._watchdog.stop_requested else None
+            return SolveOutcome(status or SolveStatus.TIME_LIMIT, [], time.perf_counter() - began)
         finally:
             # An abandoned solve must not reach the caller any more.
             recorder.on_found = recorder.on_first_lp = None
@@ -318,6 +325,11 @@ class ScipSubSolver(WatchedSubSolver):
                     if recorder.found and self._reducer is not None:
                         best = recorder.found[-1]
                         self._reducer.remember(best.x, best.activity)
+
+    def _stops(self, deadline: float) -> bool:
+        """Whether building a reduced problem must stop: its solve's deadline came, or a stop
+        was requested."""
+        return self._watchdog.stop_requested or time.perf_counter() >= deadline
 
     def _reduced(self, fixed: np.ndarray, start: np.ndarray | None) -> ReducedProblem | None:
         """The reduced problem of this solve, or ``None`` where it solves the whole model."""
@@ -478,10 +490,11 @@ def _prepared(model, params: dict, recorder: _SolutionRecorder) -> _SolutionReco
     return recorder
 
 
-def _load(model, reduced: ReducedProblem) -> list:
-    """Put ``reduced``'s problem into ``model`` (an instance without a problem); its variables."""
+def _load(model, reduced: ReducedProblem, stop: Callable[[], bool]) -> list:
+    """Put ``reduced``'s problem into ``model`` (an instance without a problem); its variables.
+    A large problem's build stops when ``stop()`` says so (:class:`BuildStoppedError`)."""
     model.createProbBasic(reduced.problem.name)
-    return reduced.problem.add_to_scip(model)
+    return reduced.problem.add_to_scip(model, stop)
 
 
 def _add_start(model, variables: list, start: np.ndarray) -> None:

@@ -71,7 +71,8 @@ class LNSConfig:
         What the SCIP sub-solver solves in an LNS iteration: the sub-MIP of the free variables
         and their rows (:mod:`lns.core.problem.reduced`), the whole model with the fixed
         variables' bounds changed, or either, chosen per iteration by
-        :func:`lns.core.solvers.scip.subsolver.prefers_reduced` (``benchmarks/scaling.py``).
+        :func:`lns.core.solvers.scip.subsolver.prefers_reduced`
+        (``benchmarks/results/sub_problem_rule.md``).
     reduced_continuous : {"all", "adjacent"}
         Which continuous variables a reduced sub-MIP keeps free: all, or those that share a row
         with a free integer variable (the others fixed at the incumbent).

@@ -471,7 +471,7 @@ def prefers_reduced(nonzeros: int, total: int) -> bool:
 
     A reduced problem is built anew at each solve, in time proportional to its nonzeros; the
     whole model costs each solve time proportional to the whole matrix. Side by side on the same
-    neighborhoods (``python benchmarks/scaling.py --rule``, on MIPLIB 2017 instances of the
+    neighborhoods (``benchmarks/test_scaling.py``, ``rule``, on MIPLIB 2017 instances of the
     tuning part and generated ones) the reduced problem was the faster one where its share of
     the nonzeros was small, and not on problems so small that the whole model's solve took a few
     milliseconds (``benchmarks/results/sub_problem_rule.md``); the constants are

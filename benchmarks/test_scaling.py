@@ -1,59 +1,57 @@
-"""What an LNS iteration costs as the problem grows, with the whole model and the reduced sub-MIP.
+"""What an LNS iteration costs as the problem grows: the whole model against the reduced sub-MIP
+(:mod:`lns.core.problem.reduced`), the rule between them, and the start of a large problem.
 
-Random LNS, one worker, a fixed neighborhood of ``--free`` integer variables
-(``initial_fraction=free/n, growth=1.0, shrink=None``), ``--iterations`` iterations from a given
-start, once per sub-problem rule (``--rules``: ``whole``, ``reduced``, ``auto``; see
-:class:`lns.core.solvers.scip.subsolver.ScipSubSolver`). Each run is a fresh process, so that its
-peak resident size is its own. Reported per instance and rule: the median iteration (wall seconds
-between two iterations' ends), the median time inside the sub-solver (building its model,
-solving, freeing), the loop's own share of the iterations' wall time (everything outside the
-sub-solver: selection, fixings, the incumbent's checks), the peak RSS and the bytes of it per
-nonzero of the constraint matrix, in all and above the process's size after its imports (the
-interpreter, numpy, SciPy, PySCIPOpt: about 60 MB).
-
-Instances (``--instances``), generated in each run from seed 0:
+Instances, generated from seed 0 (or MIPLIB files and bundled names for ``rule``):
 
 - ``mis_ba_N``: independent set on a Barabasi-Albert graph with 4 edges per node, ``N`` nodes,
   start: the empty set;
-- ``sc_R_C``: set cover with ``R`` rows and ``C`` columns at density ``200 / R`` (200
-  nonzeros per column: ``sc_10000_8000`` has 1.6 million), start: every column;
-- ``cfl_C_F``: capacitated facility location, ``C`` customers and ``F`` facilities with
-  continuous assignments (a MIP), start: SCIP's first solution.
+- ``sc_R_C``: set cover with ``R`` rows and ``C`` columns at density ``200 / R`` (200 nonzeros
+  per column: ``sc_10000_8000`` has 1.6 million), start: every column;
+- ``cfl_C_F``: capacitated facility location, ``C`` customers and ``F`` facilities with continuous
+  assignments (a MIP), start: SCIP's first solution.
 
-    python benchmarks/scaling.py                                  # the default table
-    python benchmarks/scaling.py --instances mis_ba_6000 mis_ba_96000 --rules whole reduced
-    python benchmarks/scaling.py --instances mis_ba_1000000 --rules reduced --out results.json
+Groups:
 
-``--rule`` measures instead what :func:`lns.core.solvers.scip.subsolver.prefers_reduced` decides:
-per instance (generated names as above, or MIPLIB files and bundled names) and neighborhood
-fraction, the same random neighborhoods solved with the whole model and as a reduced problem,
-one after the other, from SCIP's first solution (the start above for generated instances); the
-median wall seconds of each, the free columns' median share of the nonzeros and the median
-ratio reduced / whole::
+- ``iteration``: random LNS, one worker, a fixed neighborhood of 100 integer variables
+  (``initial_fraction=100/n, growth=1.0, shrink=None``), 30 iterations (quick: 10) from the start,
+  with the sub-problem rule ``whole``, ``reduced`` or ``auto``
+  (:class:`lns.core.solvers.scip.subsolver.ScipSubSolver`), each run in a fresh process so that
+  its peak resident size is its own. ``extra_info``: the median iteration (wall seconds between
+  two iterations' ends), the median time inside the sub-solver (building its model, solving,
+  freeing), the loop's share of the iterations' wall time (everything outside the sub-solver:
+  selection, fixings, the incumbent's checks), the peak RSS and the bytes of it per nonzero, in
+  all and above the process's size after its imports (the interpreter, numpy, SciPy, PySCIPOpt).
+  The runs reach the same kind of result: a feasible incumbent at least as good as the start.
+- ``rule``: what :func:`lns.core.solvers.scip.subsolver.prefers_reduced` decides. Per instance and
+  fraction of the integer variables (:data:`RULE_FRACTIONS`), the same random neighborhoods
+  solved with the whole model and as a reduced problem, one after the other, from SCIP's first
+  solution (the start above for generated instances), 2 s each; ``extra_info`` has per fraction
+  the free columns' median share of the nonzeros, the median seconds of each and their median
+  ratio. Where both solved a neighborhood to optimality, their objectives agree.
+- ``start``: a run of random LNS with the default settings on the problem held in memory and read
+  from an ``.mps.gz`` file written beforehand (not timed); ``extra_info``: the seconds to the first
+  solution and to the end of the start phase (the first iteration's beginning), and that phase's
+  share of the budget (30 s; quick: 3 s).
 
-    python benchmarks/scaling.py --rule --instances reblock115 noswot mis_ba_6000 sc_2000_1600
+Full mode runs the figures of ``benchmarks/results/scaling.md`` and
+``benchmarks/results/sub_problem_rule.md``::
 
-``--start`` measures the start instead: a run of random LNS with the default settings and a
-budget of ``--time-limit`` seconds, on the problem held in memory and read from an ``.mps.gz``
-file written beforehand (the time to write it is not counted); reported are the seconds to the
-first solution and to the end of the start phase (the first LNS iteration's beginning), that
-phase's share of the budget and the iterations::
-
-    python benchmarks/scaling.py --start --instances mis_ba_96000 sc_10000_8000 --time-limit 30
+    python -m pytest benchmarks/test_scaling.py --full -k iteration --benchmark-json=scaling.json
+    python -m pytest benchmarks/test_scaling.py --full -k rule --benchmark-json=rule.json
+    python -m pytest benchmarks/test_scaling.py --full -k start --benchmark-json=start.json
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import itertools
 import multiprocessing
 import resource
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from instances.bundled import resolve_instance
 from instances.generators import cfl, mis, sc
@@ -61,15 +59,45 @@ from lns.api import solve
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.problem.reduced import Reducer
 from lns.core.search.config import LNSConfig
+from lns.core.solvers.protocol import SolveStatus
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
-DEFAULT_INSTANCES = (
-    "mis_ba_6000",
-    "mis_ba_24000",
-    "mis_ba_96000",
-    "sc_10000_8000",
-    "cfl_200_100",
-)
+#: ``iteration``: (instance, in full mode only).
+ITERATION_INSTANCES = [
+    ("mis_ba_2000", False),
+    ("mis_ba_6000", True),
+    ("mis_ba_24000", True),
+    ("mis_ba_96000", True),
+    ("mis_ba_1000000", True),
+    ("sc_10000_8000", True),
+    ("cfl_200_100", True),
+]
+RULES = ("whole", "reduced", "auto")
+#: ``rule``: the MIPLIB 2017 tuning part (less icir97_tension and neos-3216931-puriri, which
+#: have no first solution within 60 s) and generated instances.
+RULE_INSTANCES = [
+    ("reblock115", False),
+    *((name, True) for name in ("assign1-5-8", "drayage-25-23", "mik-250-20-75-4")),
+    *((name, True) for name in ("neos-4338804-snowy", "noswot", "supportcase26")),
+    *((name, True) for name in ("mis_ba_6000", "mis_ba_24000", "sc_2000_1600", "cfl_50_30")),
+]
+RULE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.35)
+#: ``start``: (instance, in full mode only).
+START_INSTANCES = [
+    ("mis_ba_2000", False),
+    ("mis_ba_96000", True),
+    ("sc_10000_8000", True),
+    ("mis_ba_1000000", True),
+]
+
+
+def cases(instances: list, *more) -> list:
+    """``pytest.param`` of each instance (and each combination with ``more``), those of full
+    mode marked ``full``."""
+    return [
+        pytest.param(name, *rest, marks=[pytest.mark.full] if full else [])
+        for (name, full), *rest in itertools.product(instances, *more)
+    ]
 
 
 def make_instance(name: str) -> tuple[Problem, np.ndarray | None]:
@@ -157,15 +185,15 @@ def measure(name: str, rule: str, free: int, iterations: int, time_limit: float)
         "bytes_per_nonzero": peak / max(1, problem.matrix.nnz),
         "data_bytes_per_nonzero": (peak - baseline) / max(1, problem.matrix.nnz),
         "objective": result.objective,
+        "feasible": result.x is not None and problem.check(result.x).feasible,
+        "improved_or_kept": not problem.is_better(problem.objective_value(start), result.objective),
     }
-
-
-RULE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.35)
 
 
 def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
     """Per fraction of :data:`RULE_FRACTIONS`: ``samples`` random neighborhoods of ``name``,
-    each solved whole and reduced (the LNS's SCIP settings, ``time_limit`` seconds each)."""
+    each solved whole and reduced (the LNS's SCIP settings, ``time_limit`` seconds each); the
+    objectives of the neighborhoods both solved to optimality must agree."""
     problem, start = make_instance(name)
     params = LNSConfig().sub_solver_params()
     solvers = [ScipSubSolver(problem, params, sub_problem=rule) for rule in ("whole", "reduced")]
@@ -181,10 +209,14 @@ def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
             free = rng.choice(integers, max(2, int(fraction * len(integers))), replace=False)
             fixed = np.setdiff1d(integers, free)
             shares.append(reducer.nonzeros(reducer.free_columns(fixed)) / problem.matrix.nnz)
+            outcomes = []
             for k, solver in enumerate(solvers):
                 began = time.perf_counter()
-                solver.solve(time_limit=time_limit, seed=sample, fixed=fixed, start=start)
+                outcomes.append(
+                    solver.solve(time_limit=time_limit, seed=sample, fixed=fixed, start=start)
+                )
                 seconds[sample, k] = time.perf_counter() - began
+            check_agreement(problem, start, outcomes)
         rows.append(
             {
                 "instance": name,
@@ -199,22 +231,7 @@ def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
     return rows
 
 
-def rule_table(rows: list[dict]) -> str:
-    """The rule measurements as a Markdown table."""
-    lines = [
-        "| instance | nonzeros | fraction | share of nonzeros | whole (s) | reduced (s) "
-        "| reduced / whole |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['instance']} | {r['nonzeros']:,} | {r['fraction']:g} | {r['share']:.3f} "
-            f"| {r['whole']:.4f} | {r['reduced']:.4f} | {r['ratio']:.2f} |"
-        )
-    return "\n".join(lines)
-
-
-#: How ``--start`` hands a problem to :func:`lns.solve`.
+#: How ``start`` hands a problem to :func:`lns.solve`.
 SOURCES = ("memory", "file")
 
 
@@ -240,21 +257,6 @@ def measure_start(name: str, source: str, time_limit: float) -> dict:
     }
 
 
-def start_table(rows: list[dict]) -> str:
-    """The start measurements as a Markdown table."""
-    lines = [
-        "| instance | given as | nonzeros | first solution (s) | start phase (s) | share of budget "
-        "| iterations | objective |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['instance']} | {r['source']} | {r['nonzeros']:,} | {r['first_solution']:.2f} "
-            f"| {r['start_phase']:.2f} | {r['share']:.1%} | {r['iterations']} | {r['objective']} |"
-        )
-    return "\n".join(lines)
-
-
 def run_isolated(task: tuple, function=measure):
     """``function(*task)`` (:func:`measure`) in a fresh process (its peak RSS is then the run's
     own)."""
@@ -263,64 +265,44 @@ def run_isolated(task: tuple, function=measure):
         return pool.apply(function, task)
 
 
-def table(rows: list[dict]) -> str:
-    """The runs as a Markdown table."""
-    lines = [
-        "| instance | variables | nonzeros | rule | median iteration (s) | median sub-solver (s) "
-        "| loop share | peak RSS (MB) | bytes / nonzero | above the imports, bytes / nonzero |",
-        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['instance']} | {r['variables']:,} | {r['nonzeros']:,} | {r['rule']} "
-            f"| {r['median_iteration']:.4f} | {r['median_sub_solver']:.4f} "
-            f"| {r['loop_share']:.1%} | {r['peak_rss'] / 2**20:,.0f} "
-            f"| {r['bytes_per_nonzero']:,.0f} | {r['data_bytes_per_nonzero']:,.0f} |"
-        )
-    return "\n".join(lines)
+def check_agreement(problem: Problem, start: np.ndarray, outcomes: list) -> None:
+    """Where every sub-solve of one neighborhood was solved to optimality, they reached the same
+    objective."""
+    if all(o.status is SolveStatus.OPTIMAL for o in outcomes):
+        start_value = problem.objective_value(start)
+        values = [o.best.objective if o.best is not None else start_value for o in outcomes]
+        assert np.allclose(values, values[0], rtol=1e-6, atol=1e-6), values
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", nargs="+", default=list(DEFAULT_INSTANCES))
-    parser.add_argument("--rules", nargs="+", default=["whole", "reduced"])
-    parser.add_argument("--free", type=int, default=100)
-    parser.add_argument("--iterations", type=int, default=30)
-    parser.add_argument("--time-limit", type=float, default=300.0)
-    parser.add_argument("--out", type=Path, help="also write the rows as JSON here")
-    parser.add_argument("--rule", action="store_true", help="measure the whole/reduced rule")
-    parser.add_argument("--samples", type=int, default=3, help="neighborhoods per fraction")
-    parser.add_argument("--start", action="store_true", help="measure the start phase")
-    args = parser.parse_args(argv)
-    if args.start:
-        tasks = [(name, source, args.time_limit) for name in args.instances for source in SOURCES]
-        rows = [run_isolated(task, measure_start) for task in tasks]
-        text = start_table(rows)
-    elif args.rule:
-        rows = [row for name in args.instances for row in measure_rule(name, args.samples, 2.0)]
-        text = rule_table(rows)
-    else:
-        rows = []
-        for name in args.instances:
-            for rule in args.rules:
-                rows.append(run_isolated((name, rule, args.free, args.iterations, args.time_limit)))
-                print(table(rows[-1:]).splitlines()[-1], flush=True)
-        ratio = _median_ratio(rows)
-        text = f"{table(rows)}\n\nmedian of the per-instance ratios whole/reduced: {ratio}"
-    print(text)
-    if args.out:
-        args.out.write_text(json.dumps(rows, indent=1))
+@pytest.mark.parametrize("name, rule", cases(ITERATION_INSTANCES, RULES))
+def test_iteration(benchmark, mode, name, rule):
+    benchmark.group = f"iteration: {name}"
+    iterations = mode.pick(10, 30)
+    row = benchmark.pedantic(
+        run_isolated, args=((name, rule, 100, iterations, 300.0),), rounds=1, iterations=1
+    )
+    benchmark.extra_info.update(row)
+    assert row["iterations"] == iterations and row["feasible"] and row["improved_or_kept"]
 
 
-def _median_ratio(rows: list[dict]) -> str:
-    by = {(r["instance"], r["rule"]): r["median_iteration"] for r in rows}
-    ratios = [
-        by[(i, "whole")] / by[(i, "reduced")]
-        for i, rule in by
-        if rule == "reduced" and (i, "whole") in by
-    ]
-    return f"{statistics.median(ratios):.1f}x" if ratios else "-"
+@pytest.mark.parametrize("name", cases(RULE_INSTANCES))
+def test_rule(benchmark, mode, name):
+    benchmark.group = "rule: whole model or reduced sub-MIP"
+    rows = benchmark.pedantic(
+        measure_rule, args=(name, mode.pick(1, 3), 2.0), rounds=1, iterations=1
+    )
+    benchmark.extra_info["fractions"] = rows
+    assert all(np.isfinite(row["ratio"]) for row in rows)
 
 
-if __name__ == "__main__":
-    main()
+@pytest.mark.parametrize("name, source", cases(START_INSTANCES, SOURCES))
+def test_start(benchmark, mode, name, source):
+    benchmark.group = f"start: {name}"
+    row = benchmark.pedantic(
+        run_isolated,
+        args=((name, source, mode.pick(3.0, 30.0)), measure_start),
+        rounds=1,
+        iterations=1,
+    )
+    benchmark.extra_info.update(row)
+    assert row["first_solution"] <= row["start_phase"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import psutil
 import pytest
@@ -12,6 +14,7 @@ from instances.generators import ca, cfl, mis, mvc, sc
 from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.problem.reduced import Reducer
+from lns.core.search.incumbent import Incumbent
 from lns.core.solvers.protocol import SolveStatus
 from lns.core.solvers.scip.subsolver import REDUCED_MIN_NONZEROS, ScipSubSolver, prefers_reduced
 
@@ -182,21 +185,43 @@ def test_memory_stays_flat_over_many_reduced_solves():
 
 
 @pytest.mark.parametrize("name", ["cfl", "mixed", "bell5"])
-def test_the_activities_of_a_lifted_solution_come_from_the_free_columns(name):
+def test_a_lifted_solution_knows_what_changed_from_its_base(name):
     problem = PROBLEMS[name]()
     start = first_solution(problem)
     reducer = Reducer(problem)
     integers = problem.integer_indices
     reduced = reducer.reduce(reducer.free_columns(integers[::2]), start)
     values = reduced.start + np.random.default_rng(0).integers(-1, 2, len(reduced.columns))
-    np.testing.assert_allclose(
-        reduced.lift_activity(values), problem.matrix @ reduced.lift(values), atol=1e-9
-    )
+    x, change = reduced.lift(values), reduced.change(values)
+    activity = problem.matrix @ x
+    np.testing.assert_allclose(change.row_activity, activity[change.rows], atol=1e-9)
+    unchanged = np.setdiff1d(np.arange(problem.n_rows), change.rows)
+    np.testing.assert_array_equal(activity[unchanged], (problem.matrix @ start)[unchanged])
+    assert change.objective == pytest.approx(problem.objective_value(x))
+    assert problem.check(x, change=change).feasible == problem.check(x).feasible
     solver = ScipSubSolver(problem, sub_problem="reduced")
     outcome = solver.solve(time_limit=10, seed=0, fixed=integers[::2], start=start)
     assert outcome.found
     for found in outcome.found:
-        np.testing.assert_allclose(found.activity, problem.matrix @ found.x, atol=1e-9)
+        rows = found.change.rows
+        np.testing.assert_allclose(
+            found.change.row_activity, (problem.matrix @ found.x)[rows], atol=1e-9
+        )
+        assert problem.check(found.x, change=found.change).feasible
+
+
+def test_the_next_incumbent_takes_over_its_bases_activities():
+    problem = PROBLEMS["cfl"]()
+    start = first_solution(problem)
+    reducer = Reducer(problem)
+    assert reducer.holds(start)
+    reduced = reducer.reduce(reducer.free_columns(problem.integer_indices[::2]), start)
+    values = reduced.start.copy()
+    values[0] = 1 - values[0]
+    x = reduced.lift(values)
+    reducer.remember(x, reduced.change(values))
+    np.testing.assert_allclose(reducer.activity(x), problem.matrix @ x, atol=1e-9)
+    assert reducer.holds(x) == problem.check(x).feasible
 
 
 def test_building_a_large_reduced_problem_stops_at_its_time_limit():
@@ -208,3 +233,20 @@ def test_building_a_large_reduced_problem_stops_at_its_time_limit():
     assert outcome.status is SolveStatus.TIME_LIMIT and outcome.found == []
     outcome = solver.solve(time_limit=10, seed=0, fixed=integers[50:], start=start)
     assert outcome.best is not None and problem.check(outcome.best.x).feasible
+
+
+def test_the_incumbent_checks_a_change_from_itself_on_what_changed():
+    problem = knapsack("maximize")  # capacity 10, weights 4, 6, 3, 5
+    incumbent = Incumbent(problem, time.perf_counter())
+    assert incumbent.offer(np.array([0.0, 0, 1, 0]), time.perf_counter(), -1, 0, "user")
+    reducer = Reducer(problem)
+    reduced = reducer.reduce(np.arange(4), incumbent.x)
+    too_heavy, light = np.array([1.0, 1, 1, 0]), np.array([1.0, 0, 1, 0])
+    offer = incumbent.offer
+    change = reduced.change(too_heavy)
+    assert not offer(reduced.lift(too_heavy), time.perf_counter(), 0, 4, "subsolve", change=change)
+    x = reduced.lift(light)
+    assert offer(x, time.perf_counter(), 0, 4, "subsolve", change=reduced.change(light))
+    assert incumbent.x is x and incumbent.objective == 17.0
+    stale = reduced.change(np.ones(4))  # its base is no longer the incumbent: checked in full
+    assert not offer(reduced.lift(np.ones(4)), time.perf_counter(), 1, 4, "subsolve", change=stale)

@@ -66,6 +66,32 @@ class Feasibility:
 
 
 @dataclass(frozen=True, eq=False)
+class Change:
+    """How a point differs from the feasible point it came from: a solution of a sub-MIP that
+    kept every other variable at that point (:mod:`lns.core.problem.reduced`).
+
+    Attributes
+    ----------
+    base : numpy.ndarray, shape (n,)
+        The feasible point; the point equals it outside ``columns``.
+    columns : numpy.ndarray of int
+        The variables that may differ from ``base``.
+    rows : numpy.ndarray of int
+        The rows that hold any of them; every other row has its activity at ``base``.
+    row_activity : numpy.ndarray, shape (len(rows),)
+        The point's activities on ``rows``.
+    objective : float
+        The point's objective, in the problem's own sense.
+    """
+
+    base: np.ndarray
+    columns: np.ndarray
+    rows: np.ndarray
+    row_activity: np.ndarray
+    objective: float
+
+
+@dataclass(frozen=True, eq=False)
 class Problem:
     """A MILP ``min/max c x + offset`` s.t. ``row_lower <= A x <= row_upper``.
 
@@ -178,16 +204,23 @@ class Problem:
         feastol: float = 1e-6,
         inttol: float = 1e-5,
         activity: np.ndarray | None = None,
+        change: Change | None = None,
     ) -> Feasibility:
         """Check ``x`` against the bounds, rows and integrality of this (original) problem.
 
         Row violations are measured relative to ``max(1, |side|)`` like SCIP's feasibility
         tolerance; a point is feasible when every violation is within its tolerance.
-        ``activity`` is ``A x`` where the caller has it already.
+        ``activity`` is ``A x`` where the caller has it already. With ``change`` (``x`` is its
+        base, a feasible point, outside its columns), only the rows and variables that changed
+        are checked: what the rest holds, it held at the base.
         """
         x = np.asarray(x, dtype=float)
         if x.shape != (self.n_vars,) or not np.all(np.isfinite(x)):
             return Feasibility(np.inf, np.inf, np.inf, False)
+        if change is not None:
+            return self._check_values(
+                x[change.columns], change.columns, change.row_activity, change.rows, feastol, inttol
+            )
         if activity is None:
             activity = self.matrix @ x
         row = 0.0
@@ -195,10 +228,25 @@ class Problem:
             if len(sides):
                 at = activity if rows is None else activity[rows]
                 row = max(row, float(((at - sides) * scale).max()))
-        bound = float(
-            max(0.0, (self.lower - x).max(initial=0.0), (x - self.upper).max(initial=0.0))
-        )
-        xi = x[self.integer_mask]
+        return self._verdict(row, x, self.lower, self.upper, self.integer_mask, feastol, inttol)
+
+    def _check_values(self, values, columns, activity, rows, feastol, inttol) -> Feasibility:
+        """:meth:`check` of the variables ``columns`` at ``values`` and the rows ``rows`` at
+        ``activity``, nothing else."""
+        row = 0.0
+        for side, sign in ((self.row_lower[rows], -1.0), (self.row_upper[rows], 1.0)):
+            finite = np.isfinite(side)
+            scale = sign / np.maximum(1.0, np.abs(side[finite]))
+            row = max(row, float(((activity[finite] - side[finite]) * scale).max(initial=0.0)))
+        lower, upper = self.lower[columns], self.upper[columns]
+        return self._verdict(row, values, lower, upper, self.integer_mask[columns], feastol, inttol)
+
+    @staticmethod
+    def _verdict(row, x, lower, upper, integer, feastol, inttol) -> Feasibility:
+        """The :class:`Feasibility` of a row violation ``row`` and the point ``x`` within
+        ``lower`` and ``upper``, integral where ``integer``."""
+        bound = float(max(0.0, (lower - x).max(initial=0.0), (x - upper).max(initial=0.0)))
+        xi = x[integer]
         integrality = float(np.abs(xi - np.round(xi)).max(initial=0.0))
         feasible = row <= feastol and bound <= feastol and integrality <= inttol
         return Feasibility(row, bound, integrality, feasible)

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lns.core.errors import UnknownNameError
-from lns.core.problem.mip import CONTINUOUS, Problem
+from lns.core.problem.mip import CONTINUOUS, Change, Problem
 
 #: What a sub-solve with fixed variables solves: the whole model with the fixed variables' bounds
 #: changed, the :class:`ReducedProblem`, or either, chosen per solve by the share of the
@@ -62,17 +62,20 @@ class ReducedProblem:
         Original indices of the sub-MIP's variables, ascending.
     base : numpy.ndarray, shape (n,)
         The incumbent: the values of the original variables outside ``columns``.
-    base_activity : numpy.ndarray, shape (m,)
-        The original rows' activities ``A x`` at ``base``.
-    column_matrix : scipy.sparse.csc_matrix, shape (m, k)
-        The original matrix's columns ``columns``.
+    rows : numpy.ndarray of int
+        The original rows that hold any of ``columns``.
+    row_matrix : scipy.sparse.csr_matrix, shape (len(rows), k)
+        The original matrix on ``rows`` and ``columns``.
+    base_row_activity : numpy.ndarray, shape (len(rows),)
+        The activities of ``rows`` at ``base``.
     """
 
     problem: Problem
     columns: np.ndarray
     base: np.ndarray
-    base_activity: np.ndarray
-    column_matrix: sp.csc_matrix
+    rows: np.ndarray
+    row_matrix: sp.csr_matrix
+    base_row_activity: np.ndarray
 
     @property
     def start(self) -> np.ndarray:
@@ -85,10 +88,23 @@ class ReducedProblem:
         x[self.columns] = values
         return x
 
-    def lift_activity(self, values: np.ndarray) -> np.ndarray:
-        """The original rows' activities at :meth:`lift` ``(values)``, from the base's and the
-        change on ``columns``: what the columns hold, not a product with the whole matrix."""
-        return self.base_activity + self.column_matrix @ (values - self.base[self.columns])
+    def change(self, values: np.ndarray) -> Change:
+        """How :meth:`lift` ``(values)`` differs from the base: its activities on the rows that
+        hold the columns and its objective, from what the columns hold alone."""
+        activity = self.base_row_activity + self.row_matrix @ (values - self.start)
+        objective = self.problem.objective_value(values)
+        return Change(self.base, self.columns, self.rows, activity, objective)
+
+
+@dataclass
+class _Point:
+    """A point a :class:`Reducer` knows: its row activities, objective and feasibility
+    (``None``: not checked yet)."""
+
+    x: np.ndarray
+    activity: np.ndarray
+    objective: float
+    feasible: bool | None = None
 
 
 class Reducer:
@@ -103,8 +119,9 @@ class Reducer:
     Notes
     -----
     It holds the constraint matrix by columns (one more sparse copy of the problem), and the row
-    activities ``A x*`` of the last incumbent it was given, computed again only when the
-    incumbent changes.
+    activities ``A x*`` of the incumbents it was given: a solution found in a reduced problem
+    (:meth:`remember`) that becomes the next incumbent has them updated on the rows it changed,
+    anything else gets a product with the whole matrix.
     """
 
     def __init__(self, problem: Problem, continuous: str = "all"):
@@ -115,8 +132,8 @@ class Reducer:
         self.by_column = sp.csc_matrix(problem.matrix)
         self._var_names = np.array(problem.var_names, dtype=object)
         self._row_names = np.array(problem.row_names, dtype=object)
-        #: Recent points with their activities and feasibility (None: not checked yet).
-        self._known: list[tuple[np.ndarray, np.ndarray, bool | None]] = []
+        self._known: list[_Point] = []  # the last :data:`KNOWN_POINTS` incumbents, newest first
+        self._found: tuple[np.ndarray, Change] | None = None  # the last solution remembered
 
     def free_columns(self, fixed: np.ndarray) -> np.ndarray:
         """The variables a reduced problem keeps, ascending, when the integer variables
@@ -138,46 +155,61 @@ class Reducer:
         return int((indptr[columns + 1] - indptr[columns]).sum())
 
     def activity(self, incumbent: np.ndarray) -> np.ndarray:
-        """The row activities ``A x*`` of ``incumbent`` (kept while it is one of the last
-        :data:`KNOWN_POINTS` points seen or remembered)."""
-        return self._entry(incumbent)[1]
+        """The row activities ``A x*`` of ``incumbent``."""
+        return self._entry(incumbent).activity
 
     def holds(self, incumbent: np.ndarray) -> bool:
         """Whether ``incumbent`` is feasible: a reduced problem drops the rows that hold at it,
         which is right only then (a start handed in to be completed may not be)."""
-        x, activity, feasible = self._entry(incumbent)
-        if feasible is None:
-            feasible = self.problem.check(x, activity=activity).feasible
-            self._known = [(y, a, feasible if y is x else f) for y, a, f in self._known]
-        return feasible
+        point = self._entry(incumbent)
+        if point.feasible is None:
+            point.feasible = self.problem.check(point.x, activity=point.activity).feasible
+        return point.feasible
 
-    def remember(self, x: np.ndarray, activity: np.ndarray) -> None:
-        """Keep ``activity`` as the activities of ``x`` (a solution found in a reduced problem,
-        likely the next incumbent), so that they are not computed again."""
-        self._known = [(np.array(x, dtype=float), activity, None), *self._known][:KNOWN_POINTS]
+    def remember(self, x: np.ndarray, change: Change) -> None:
+        """Keep ``x``, a solution found in a reduced problem, and how it differs from its base:
+        if it becomes the next incumbent, its activities come from its base's and the change."""
+        self._found = (x, change)
 
-    def _entry(self, point: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool | None]:
-        """The known entry of ``point``, computed and kept first if new."""
-        for entry in self._known:
-            if np.array_equal(entry[0], point):
-                return entry
-        x = np.array(point, dtype=float)
-        entry = (x, self.problem.matrix @ x, None)
-        self._known = [entry, *self._known][:KNOWN_POINTS]
-        return entry
+    def _entry(self, x: np.ndarray) -> _Point:
+        """The known point ``x``: kept, the remembered solution moved on from its base (whose
+        activities it takes over, updated on the changed rows), or computed."""
+        for known in self._known:
+            if known.x is x or np.array_equal(known.x, x):
+                return known
+        point = self._advanced(x)
+        if point is None:
+            x = np.asarray(x, dtype=float)  # the caller's array where it can: identity counts
+            point = _Point(x, self.problem.matrix @ x, self.problem.objective_value(x))
+        self._known = [point, *self._known][:KNOWN_POINTS]
+        return point
+
+    def _advanced(self, x: np.ndarray) -> _Point | None:
+        """The remembered solution as a known point, if it is ``x`` and its base is known."""
+        if self._found is None or not np.array_equal(self._found[0], x):
+            return None
+        found, change = self._found
+        base = next((p for p in self._known if p.x is change.base), None)
+        if base is None:
+            return None
+        self._known.remove(base)  # its activities become the solution's
+        base.activity[change.rows] = change.row_activity
+        feasible = None
+        if base.feasible:
+            feasible = self.problem.check(found, change=change).feasible
+        return _Point(found, base.activity, change.objective, feasible)
 
     def reduce(self, columns: np.ndarray, incumbent: np.ndarray) -> ReducedProblem:
         """The sub-MIP over ``columns`` (from :meth:`free_columns`), every other variable fixed
         at its value in ``incumbent``."""
         problem = self.problem
         incumbent = np.asarray(incumbent, dtype=float)
-        column_matrix = self.by_column[:, columns]
-        entries = column_matrix.tocoo()
+        entries = self.by_column[:, columns].tocoo()
         rows, inverse = np.unique(entries.row, return_inverse=True)
         held = entries.data * incumbent[columns][entries.col]
-        fixed_activity = self.activity(incumbent)[rows] - np.bincount(
-            inverse, weights=held, minlength=len(rows)
-        )
+        point = self._entry(incumbent)
+        base_row_activity = point.activity[rows]
+        fixed_activity = base_row_activity - np.bincount(inverse, weights=held, minlength=len(rows))
         with np.errstate(invalid="ignore"):  # inf - finite stays inf
             row_lower = problem.row_lower[rows] - fixed_activity
             row_upper = problem.row_upper[rows] - fixed_activity
@@ -198,15 +230,17 @@ class Reducer:
             lower=lower,
             upper=upper,
             objective=objective,
-            objective_offset=problem.objective_value(incumbent)
-            - float(objective @ incumbent[columns]),
+            objective_offset=point.objective - float(objective @ incumbent[columns]),
             sense=problem.sense,
             matrix=matrix,
             row_lower=row_lower[kept_rows],
             row_upper=row_upper[kept_rows],
             row_names=tuple(self._row_names[rows[kept_rows]]),
         )
-        return ReducedProblem(sub, columns, incumbent, self.activity(incumbent), column_matrix)
+        row_matrix = sp.csr_matrix(
+            (entries.data, (inverse, entries.col)), shape=(len(rows), len(columns))
+        )
+        return ReducedProblem(sub, columns, point.x, rows, row_matrix, base_row_activity)
 
     def _bounds(
         self,

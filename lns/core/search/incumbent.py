@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from lns.core.problem.mip import Problem
+from lns.core.problem.mip import Change, Problem
 from lns.core.search.result import Callback, Improvement
 
 log = logging.getLogger("lns")
@@ -100,7 +100,7 @@ class Incumbent:
     def offer_found(self, found, source: str = "initial") -> bool:
         """Offer a :class:`lns.core.solvers.protocol.FoundSolution` of a solve of the whole
         problem."""
-        return self.offer(found.x, found.time, -1, 0, source, activity=found.activity)
+        return self.offer(found.x, found.time, -1, 0, source, change=found.change)
 
     def offer(
         self,
@@ -109,25 +109,27 @@ class Incumbent:
         iteration: int,
         size: int,
         source: str,
-        activity: np.ndarray | None = None,
+        change: Change | None = None,
     ) -> bool:
         """Keep ``x`` if the acceptance takes it and it is feasible; return whether it was kept.
 
         ``found_at`` is the ``time.perf_counter()`` of the find, ``iteration`` and ``size`` the
         LNS iteration and its neighborhood size (-1 and 0 outside the loop), ``source`` a word
         for the records (``"initial"``, ``"user"``, ``"selector"``, ``"subsolve"``, ``"cpsat"``),
-        ``activity`` the row activities ``A x`` where the finder has them (the check then
-        needs no product with the whole matrix).
+        ``change`` how ``x`` differs from the point it was found from: when that point is the
+        incumbent, ``x`` (rounded already) is checked on what changed alone.
         """
         problem = self.problem
-        x = problem.round_integers(np.asarray(x, dtype=float))
-        objective = problem.objective_value(x)
+        if change is None or change.base is not self.x:
+            change = None
+            x = problem.round_integers(np.asarray(x, dtype=float))
+        objective = problem.objective_value(x) if change is None else change.objective
         worse = self.objective is not None and problem.is_better(self.objective, objective, 0.0)
         if worse or not self.acceptance(problem, objective, self.objective):
             return False
         if self.check:
             self.checks += 1
-            check = problem.check(x, activity=activity)
+            check = problem.check(x, change=change)
             if not check.feasible:
                 log.warning(
                     "%s: rejected a %s solution that violates the problem (%s)",

@@ -236,7 +236,7 @@ class _Search:
         def offer(found):
             accepted.append(
                 self.incumbent.offer(
-                    found.x, found.time, iteration, size, source, activity=found.activity
+                    found.x, found.time, iteration, size, source, change=found.change
                 )
             )
 

@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 
 from lns.core.errors import LNSError
+from lns.core.problem.mip import Change
 
 #: Seeds handed to a sub-solver are drawn from ``range(SEED_BOUND)``.
 SEED_BOUND = 2**31 - 1
@@ -80,15 +81,15 @@ class FoundSolution:
         Objective in the problem's own sense.
     x : numpy.ndarray, shape (n,)
         Values of all variables, integers rounded.
-    activity : numpy.ndarray, shape (m,), optional
-        The row activities ``A x``, where the solver has them cheaper than a product with the
-        whole matrix (a reduced sub-MIP's solution), for the incumbent's feasibility check.
+    change : Change, optional
+        How ``x`` differs from the start of the solve, where the solver knows it (a reduced
+        sub-MIP's solution): the incumbent then checks only what changed.
     """
 
     time: float
     objective: float
     x: np.ndarray
-    activity: np.ndarray | None = None
+    change: Change | None = None
 
 
 @dataclass

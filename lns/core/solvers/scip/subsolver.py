@@ -121,13 +121,14 @@ class _SolutionRecorder(Eventhdlr):
         if sol.getOrigin() == 3:  # SCIP_SOLORIGIN_ORIGINAL: the start solution we handed in
             return
         x = np.array([self.model.getSolVal(sol, v) for v in self.variables], dtype=float)
-        reduced, activity = self.reduced, None
-        if reduced is not None:
-            x = reduced.lift(x)
-        x = self.problem.round_integers(x)
-        if reduced is not None:
-            activity = reduced.lift_activity(x[reduced.columns])
-        found = FoundSolution(now, self.problem.objective_value(x), x, activity)
+        reduced = self.reduced
+        if reduced is None:
+            x = self.problem.round_integers(x)
+            found = FoundSolution(now, self.problem.objective_value(x), x)
+        else:
+            values = reduced.problem.round_integers(x)
+            change = reduced.change(values)
+            found = FoundSolution(now, change.objective, reduced.lift(values), change)
         self.found.append(found)
         on_found = self.on_found
         if on_found is not None:
@@ -324,7 +325,7 @@ class ScipSubSolver(WatchedSubSolver):
                     recorder.variables, recorder.reduced = [], None  # of a problem that is freed
                     if recorder.found and self._reducer is not None:
                         best = recorder.found[-1]
-                        self._reducer.remember(best.x, best.activity)
+                        self._reducer.remember(best.x, best.change)
 
     def _stops(self, deadline: float) -> bool:
         """Whether building a reduced problem must stop: its solve's deadline came, or a stop

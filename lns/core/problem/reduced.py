@@ -189,6 +189,7 @@ class Reducer:
         if self._found is None or not np.array_equal(self._found[0], x):
             return None
         found, change = self._found
+        x = np.asarray(x, dtype=float)  # the caller's array, equal to the one found
         base = next((p for p in self._known if p.x is change.base), None)
         if base is None:
             return None
@@ -197,7 +198,7 @@ class Reducer:
         feasible = None
         if base.feasible:
             feasible = self.problem.check(found, change=change).feasible
-        return _Point(found, base.activity, change.objective, feasible)
+        return _Point(x, base.activity, change.objective, feasible)
 
     def reduce(self, columns: np.ndarray, incumbent: np.ndarray) -> ReducedProblem:
         """The sub-MIP over ``columns`` (from :meth:`free_columns`), every other variable fixed

@@ -117,10 +117,11 @@ class Incumbent:
         LNS iteration and its neighborhood size (-1 and 0 outside the loop), ``source`` a word
         for the records (``"initial"``, ``"user"``, ``"selector"``, ``"subsolve"``, ``"cpsat"``),
         ``change`` how ``x`` differs from the point it was found from: when that point is the
-        incumbent, ``x`` (rounded already) is checked on what changed alone.
+        incumbent or one before it (so known feasible), ``x`` (rounded already) is checked on
+        what changed alone.
         """
         problem = self.problem
-        if change is None or change.base is not self.x:
+        if change is None or not any(change.base is kept for kept in (self.x, *self.history)):
             change = None
             x = problem.round_integers(np.asarray(x, dtype=float))
         objective = problem.objective_value(x) if change is None else change.objective

@@ -70,9 +70,11 @@ ITERATION_INSTANCES = [
     ("mis_ba_96000", True),
     ("mis_ba_1000000", True),
     ("sc_10000_8000", True),
-    ("cfl_200_100", True),
+    ("cfl_100_400", True),
 ]
 RULES = ("whole", "reduced", "auto")
+#: Left out: the whole model of a million variables (minutes per iteration).
+SKIPPED = {("mis_ba_1000000", "whole")}
 #: ``rule``: the MIPLIB 2017 tuning part (less icir97_tension and neos-3216931-puriri, which
 #: have no first solution within 60 s) and generated instances.
 RULE_INSTANCES = [
@@ -274,7 +276,10 @@ def check_agreement(problem: Problem, start: np.ndarray, outcomes: list) -> None
         assert np.allclose(values, values[0], rtol=1e-6, atol=1e-6), values
 
 
-@pytest.mark.parametrize("name, rule", cases(ITERATION_INSTANCES, RULES))
+@pytest.mark.parametrize(
+    "name, rule",
+    [case for case in cases(ITERATION_INSTANCES, RULES) if tuple(case.values) not in SKIPPED],
+)
 def test_iteration(benchmark, mode, name, rule):
     benchmark.group = f"iteration: {name}"
     iterations = mode.pick(10, 30)

@@ -215,11 +215,12 @@ class Problem:
         are checked: what the rest holds, it held at the base.
         """
         x = np.asarray(x, dtype=float)
-        if x.shape != (self.n_vars,) or not np.all(np.isfinite(x)):
+        changed = x if change is None or x.shape != (self.n_vars,) else x[change.columns]
+        if x.shape != (self.n_vars,) or not np.all(np.isfinite(changed)):
             return Feasibility(np.inf, np.inf, np.inf, False)
         if change is not None:
             return self._check_values(
-                x[change.columns], change.columns, change.row_activity, change.rows, feastol, inttol
+                changed, change.columns, change.row_activity, change.rows, feastol, inttol
             )
         if activity is None:
             activity = self.matrix @ x

@@ -1,4 +1,5 @@
-"""The shape of the code: no function of the packages is longer than :data:`MAX_LINES`.
+"""The shape of the code: no function of the packages, the benchmarks and the documentation's
+extensions is longer than :data:`MAX_LINES`.
 
 A function's length is its lines from ``def`` to its last line, less its docstring's lines;
 comments and blank lines inside count. Nested functions count in the function that holds them
@@ -12,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PACKAGES = ("lns", "heuristics", "learning", "instances", "configs")
+PACKAGES = ("lns", "heuristics", "learning", "instances", "configs", "benchmarks", "docs/_ext")
 
 #: The longest a function of the packages may be, in lines without its docstring.
 MAX_LINES = 60

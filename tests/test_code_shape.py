@@ -3,7 +3,7 @@ extensions is longer than :data:`MAX_LINES`.
 
 A function's length is its lines from ``def`` to its last line, less its docstring's lines;
 comments and blank lines inside count. Nested functions count in the function that holds them
-and again on their own. The tests are not checked.
+and again on their own. The tests in `tests/` are not checked.
 """
 
 from __future__ import annotations

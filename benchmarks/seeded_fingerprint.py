@@ -9,11 +9,14 @@ before and after and whether it improved. The runs cover classical selectors who
 clock (``local_branching`` does not qualify: its own MIP solve has a time limit), the adaptive
 selector without its per-second weighting, and a deterministic portfolio of two workers.
 
-Usage, the first line on the checkout before the change, the second on the one after (the script
-uses :func:`lns.solve` only, so one copy serves both through ``PYTHONPATH``)::
+Usage, the first line on the checkout before the change (with its own copy of this script, which
+follows the API of its time), the second on the one after::
 
-    PYTHONPATH=/path/to/before python benchmarks/seeded_fingerprint.py --out /tmp/before.json
-    PYTHONPATH=$PWD python benchmarks/seeded_fingerprint.py --compare /tmp/before.json
+    cd /path/to/before && PYTHONPATH=. python benchmarks/seeded_fingerprint.py --out /tmp/a.json
+    PYTHONPATH=$PWD python benchmarks/seeded_fingerprint.py --compare /tmp/a.json
+
+A run's key names its instance, selector, the selector's options and the portfolio's settings, as
+earlier copies of this script wrote them.
 
 ``--compare`` prints ``IDENTICAL`` or ``DIFFERENT`` per run and exits with status 1 on a difference.
 """
@@ -25,18 +28,19 @@ import hashlib
 import json
 import sys
 
-from lns import solve
+from lns import PortfolioParams, SolveParams, SubSolveParams, make_selector, solve
+from lns.core.search.stop import MaxIterations
 
-#: (instance, selector, further arguments of ``solve``).
-RUNS: tuple[tuple[str, str, dict], ...] = (
-    ("air05", "random", {}),
-    ("air05", "adaptive", {"selector_options": {"per_second": False}}),
-    ("p0201", "rins", {}),
-    ("p0201", "lb_relax", {}),
-    ("p0201", "adaptive", {"selector_options": {"per_second": False}}),
-    ("neos5", "random", {}),
-    ("neos5", "graph", {}),
-    ("air05", "random", {"workers": 2, "deterministic": True}),
+#: (instance, selector, the selector's options, fields of ``PortfolioParams``).
+RUNS: tuple[tuple[str, str, dict, dict], ...] = (
+    ("air05", "random", {}, {}),
+    ("air05", "adaptive", {"per_second": False}, {}),
+    ("p0201", "rins", {}, {}),
+    ("p0201", "lb_relax", {}, {}),
+    ("p0201", "adaptive", {"per_second": False}, {}),
+    ("neos5", "random", {}, {}),
+    ("neos5", "graph", {}, {}),
+    ("air05", "random", {}, {"workers": 2, "deterministic": True}),
 )
 
 
@@ -50,17 +54,24 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def fingerprint(instance: str, selector: str, extra: dict, args) -> dict:
+def run_key(instance: str, selector: str, options: dict, portfolio: dict) -> str:
+    """``"air05 adaptive {"selector_options": {"per_second": false}}"``: what names a run."""
+    extra = {**({"selector_options": options} if options else {}), **portfolio}
+    return f"{instance} {selector} {json.dumps(extra, sort_keys=True)}"
+
+
+def fingerprint(instance: str, selector: str, options: dict, portfolio: dict, args) -> dict:
     """The fingerprint of one run (see the module's docstring)."""
+    params = SolveParams(
+        sub_solve=SubSolveParams(time_limit=600.0, node_limit=args.nodes),
+        portfolio=PortfolioParams(**portfolio),
+    )
     result = solve(
         instance,
-        selector,
-        time_limit=None,
-        iteration_limit=args.iterations,
-        iteration_node_limit=args.nodes,
-        iteration_time_limit=600.0,
+        make_selector(selector, **options),
+        MaxIterations(args.iterations),
         seed=args.seed,
-        **extra,
+        params=params,
     )
     solution = b"" if result.x is None else result.x.round(9).tobytes()
     return {
@@ -82,9 +93,9 @@ def fingerprint(instance: str, selector: str, extra: dict, args) -> dict:
 def main(argv=None) -> int:
     args = parse_args(argv)
     prints = {}
-    for instance, selector, extra in RUNS:
-        key = f"{instance} {selector} {json.dumps(extra, sort_keys=True)}"
-        prints[key] = fingerprint(instance, selector, extra, args)
+    for run in RUNS:
+        key = run_key(*run)
+        prints[key] = fingerprint(*run, args)
         print(f"{key}: {prints[key]['objective']}", file=sys.stderr)
     if args.out:
         with open(args.out, "w") as file:

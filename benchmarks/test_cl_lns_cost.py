@@ -220,7 +220,8 @@ def test_imports(benchmark, measure, modules):
 #: solution (argv: instance, checkpoint, LNS start).
 FIRST_NEIGHBORHOOD = r"""
 import json, sys, time
-from lns.api import solve
+from lns import SolveParams, StartParams, SubSolveParams, solve
+from lns.core.search.stop import budget
 began = time.perf_counter()
 from learning.selector import CLLNS
 first = []
@@ -231,8 +232,9 @@ class Timed(CLLNS):
         first.append(time.perf_counter() - began)
         return neighborhood
 
-result = solve(sys.argv[1], Timed(sys.argv[2]), time_limit=60, iteration_limit=1, seed=0,
-               start=sys.argv[3], iteration_node_limit=100)
+start, sub_solve = StartParams(strategy=sys.argv[3]), SubSolveParams(node_limit=100)
+params = SolveParams(start=start, sub_solve=sub_solve)
+result = solve(sys.argv[1], Timed(sys.argv[2]), budget(60, 1), seed=0, params=params)
 print(json.dumps({"first neighborhood (s)": first[0],
                   "first solution (s)": result.trajectory[0][0]}))
 """

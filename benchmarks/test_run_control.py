@@ -11,8 +11,8 @@ measured here. Run alone, on an otherwise quiet machine, for absolute figures.
 ``portfolio exchange``: for each number of workers, one run of the parallel portfolio
 (:mod:`lns.core.parallel.portfolio`) on air05 with the random selector: the first solution is
 found once in this process (SCIP's first solution, as ``solve()`` does), then the workers
-improve it until the time limit. The portfolio is used even for one worker (``solve(workers=1)``
-runs the loop in-process and exchanges nothing). ``auto`` runs the portfolio of worker kinds
+improve it until the time limit. The portfolio is used even for one worker (``solve()`` with one
+worker runs the loop in-process and exchanges nothing). ``auto`` runs the portfolio of worker kinds
 instead (``n`` random-LNS workers and one CP-SAT, Local-MIP and SCIP worker, ``n`` of them at once
 under the default allocation rule). ``extra_info``: the share of the workers' time spent in the
 exchange (sending their new incumbents, taking the shared one), the share of the main process's
@@ -31,13 +31,13 @@ import time
 
 import pytest
 
-from lns.api import named_sub_solver, solve
+from lns.api import BASELINES, named_sub_solver, solve
 from lns.core.parallel.allocation import DEFAULT_RULE
 from lns.core.parallel.plan import AUTO_ORDER
 from lns.core.parallel.portfolio import Portfolio
 from lns.core.problem.mip import instance_name, problem_from_scip, read_scip_model
-from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent
+from lns.core.search.params import SubSolveParams
 from lns.core.search.result import Callback
 from lns.core.search.stop import MaxRuntime
 from lns.registry import make_selector
@@ -80,13 +80,15 @@ class SignalUnderWay(Callback):
 def test_stop(benchmark, measure, mode, path_of, tmp_path, method, selector):
     time_limit = mode.pick(0.5, 2.0)
     benchmark.group = f"stop at a {time_limit:g} s time limit, then on SIGINT: seymour"
-    run = functools.partial(
-        solve, path_of("seymour"), selector, method=method, seed=0, out=tmp_path / "best.sol"
-    )
-    result = measure(lambda: run(time_limit=time_limit))
+    path, out = path_of("seymour"), tmp_path / "best.sol"
+    if method == "lns":
+        run = functools.partial(solve, path, selector, seed=0, out=out)
+    else:
+        run = functools.partial(BASELINES[method], path, seed=0, out=out)
+    result = measure(lambda: run(time_limit))
     assert result.stop_reason == "time_limit"
     interrupt = SignalUnderWay(method)
-    signalled = run(time_limit=60, callbacks=[interrupt])
+    signalled = run(60, callbacks=[interrupt])
     returned = time.perf_counter()
     assert signalled.stop_reason == "interrupted" and interrupt.sent_at is not None
     benchmark.extra_info["signal to return (s)"] = returned - interrupt.sent_at
@@ -96,13 +98,12 @@ def run_portfolio(path, workers: int, time_limit: float, kinds: str) -> dict:
     """One portfolio run of ``workers`` workers (``kinds``: ``lns`` or ``auto``); its figures."""
     model = read_scip_model(path)
     problem = problem_from_scip(model, instance_name(path), source=path)
-    config, started = LNSConfig(), time.perf_counter()
+    sub_solve, started = SubSolveParams(), time.perf_counter()
     incumbent = Incumbent(problem, started)
     portfolio = Portfolio(
         problem,
         [make_selector("random")] * workers,
-        functools.partial(named_sub_solver, "scip"),
-        config=config,
+        named_sub_solver,
         seed=0,
         stop=MaxRuntime(time_limit),
         started=started,
@@ -111,7 +112,7 @@ def run_portfolio(path, workers: int, time_limit: float, kinds: str) -> dict:
         cores=workers,
     )
     with portfolio:
-        first = named_sub_solver("scip", problem, config, model)
+        first = named_sub_solver(problem, sub_solve, model)
         first.solve(time_limit=time_limit, seed=0, solution_limit=1, on_found=incumbent.offer_found)
         began = time.perf_counter()
         records, _ = portfolio.run(incumbent)

@@ -58,9 +58,11 @@ from instances.generators import cfl, mis, sc
 from lns.api import solve
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.problem.reduced import Reducer
-from lns.core.search.config import LNSConfig
+from lns.core.search.params import SizeParams, SubSolveParams
+from lns.core.search.stop import budget
 from lns.core.solvers.protocol import SolveStatus
 from lns.core.solvers.scip.subsolver import ScipSubSolver
+from lns.params import SolveParams
 
 #: ``iteration``: (instance, in full mode only).
 ITERATION_INSTANCES = [
@@ -157,18 +159,17 @@ def measure(name: str, rule: str, free: int, iterations: int, time_limit: float)
         start = first.best.x
     timed = TimedSubSolver(ScipSubSolver(problem, sub_problem=rule))
     n_int = len(problem.integer_indices)
+    params = SolveParams(
+        size=SizeParams(initial_fraction=free / n_int, growth=1.0, shrink=None, min_size=free),
+        sub_solve=SubSolveParams(solver=timed),
+    )
     result = solve(
         problem,
         "random",
-        sub_solver=timed,
-        initial_solution=start,
-        iteration_limit=iterations,
-        time_limit=time_limit,
+        budget(time_limit, iterations),
         seed=0,
-        initial_fraction=free / n_int,
-        growth=1.0,
-        shrink=None,
-        min_size=free,
+        params=params,
+        initial_solution=start,
     )
     ends = [record.time for record in result.iterations]
     walls = np.diff(ends)
@@ -197,7 +198,7 @@ def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
     each solved whole and reduced (the LNS's SCIP settings, ``time_limit`` seconds each); the
     objectives of the neighborhoods both solved to optimality must agree."""
     problem, start = make_instance(name)
-    params = LNSConfig().sub_solver_params()
+    params = SubSolveParams().sub_mip_params()
     solvers = [ScipSubSolver(problem, params, sub_problem=rule) for rule in ("whole", "reduced")]
     if start is None:
         first = solvers[0].solve(time_limit=60, seed=0, solution_limit=1)
@@ -243,7 +244,7 @@ def measure_start(name: str, source: str, time_limit: float) -> dict:
     problem, _ = make_instance(name)
     with tempfile.TemporaryDirectory() as folder:
         instance = problem if source == "memory" else problem.write(Path(folder) / f"{name}.mps.gz")
-        result = solve(instance, "random", time_limit=time_limit, seed=0)
+        result = solve(instance, "random", time_limit, seed=0)
     first = result.trajectory[0][0] if result.trajectory else float("nan")
     record = result.iterations[0] if result.iterations else None
     start_phase = record.time - record.select_time - record.solve_time if record else result.runtime

@@ -28,9 +28,12 @@ import psutil
 import pytest
 
 from lns.api import solve
+from lns.core.search.params import SubSolveParams
 from lns.core.search.result import Callback
+from lns.core.search.stop import MaxIterations
 from lns.core.solvers.scip.memory import collect_memory_garbage, trim_heap
 from lns.core.solvers.scip.subsolver import ScipSubSolver
+from lns.params import SolveParams
 
 
 def inline(work, time_limit, interrupt) -> bool:
@@ -118,14 +121,9 @@ class RSSLog(Callback):
 
 def loop_solve(problem, size: dict, log: RSSLog) -> dict:
     """``solve()`` with the random selector for the iterations of ``size``."""
+    params = SolveParams(sub_solve=SubSolveParams(node_limit=size["nodes"]))
     solve(
-        problem,
-        "random",
-        time_limit=None,
-        seed=0,
-        iteration_limit=size["iterations"],
-        iteration_node_limit=size["nodes"],
-        callbacks=[log],
+        problem, "random", MaxIterations(size["iterations"]), seed=0, params=params, callbacks=[log]
     )
     return {}
 

@@ -15,7 +15,7 @@ class Crossover(Selector):
     the integer variables that take the same value in several good solutions and searches
     over the rest: where good solutions agree, the value is probably right. Here the
     solutions are the incumbent and the earlier incumbents the loop keeps
-    (``state.history``, ``LNSConfig.history_length`` of them); the differing variables are
+    (``state.history``, ``LoopParams.history_length`` of them); the differing variables are
     trimmed or completed uniformly at random to ``size``. Before the first improvement there
     is no history, and the neighborhood is uniformly random (``info["fallback"] = True``).
 

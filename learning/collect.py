@@ -45,7 +45,6 @@ import numpy as np
 from heuristics.local_branching import LocalBranching
 from learning.features import HISTORY_LENGTH, FeatureExtractor, resolve_columns, spec_difference
 from lns.core.problem.mip import Problem, instance_name, read_problem
-from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.loop import run_lns
 from lns.core.search.neighborhood_size import AdaptiveSize
@@ -473,7 +472,6 @@ def expert_trajectory(
         expert,
         ExpertStep(),
         incumbent,
-        config=LNSConfig(),
         rng=rng,
         stop=stop,
         callbacks=[recorder],

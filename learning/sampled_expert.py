@@ -71,7 +71,7 @@ class SampledConfig:
         Processes solving the candidates, each with its own sub-solver; ``None``: the cores this
         process may use.
     time_limit : float
-        Seconds per candidate's sub-solve (the LNS loop's ``iteration_time_limit``).
+        Seconds per candidate's sub-solve (the LNS loop's ``SubSolveParams.time_limit``).
     node_limit : int
         Branch-and-bound nodes per sub-solve (-1: none); with it and no time limit reached, a
         collection repeats exactly.

@@ -1,7 +1,7 @@
 """Large Neighborhood Search for mixed-integer linear programs, with SCIP as the sub-solver.
 
 >>> from lns import solve
->>> result = solve("air05.mps.gz", selector="random", time_limit=60, seed=0)  # doctest: +SKIP
+>>> result = solve("air05.mps.gz", "random", 60, seed=0)  # doctest: +SKIP
 
 The names below load on first use (PEP 562), so that importing one module of the
 package (``lns.core.problem.mip``, say, from a selector) does not import the whole API.
@@ -13,6 +13,16 @@ from pathlib import Path
 
 _EXPORTS = {
     "solve": "lns.api",
+    "solve_scip": "lns.api",
+    "solve_cpsat": "lns.api",
+    "solve_localmip": "lns.api",
+    "SolveParams": "lns.params",
+    "SizeParams": "lns.core.search.params",
+    "StartParams": "lns.core.search.params",
+    "SubSolveParams": "lns.core.search.params",
+    "LoopParams": "lns.core.search.params",
+    "PortfolioParams": "lns.core.parallel.params",
+    "make_selector": "lns.registry",
     "Problem": "lns.core.problem.mip",
     "read_problem": "lns.core.problem.mip",
     "Result": "lns.core.search.result",
@@ -20,7 +30,6 @@ _EXPORTS = {
     "Improvement": "lns.core.search.result",
     "IterationRecord": "lns.core.search.result",
     "Callback": "lns.core.search.result",
-    "LNSConfig": "lns.core.search.config",
     "LNSError": "lns.core.errors",
     "ProblemReadError": "lns.core.errors",
     "UnsupportedProblemError": "lns.core.errors",
@@ -28,6 +37,7 @@ _EXPORTS = {
     "UnboundedProblemError": "lns.core.errors",
     "SolutionFileError": "lns.core.errors",
     "UnknownNameError": "lns.core.errors",
+    "InvalidArgumentError": "lns.core.errors",
 }
 #: Modules reachable as attributes: ``lns.stop.NoImprovement(seconds=20) | lns.stop.Target(1500)``.
 _MODULES = {"stop": "lns.core.search.stop"}

@@ -4,15 +4,16 @@ A *method* is ``"scip"`` (plain SCIP on the whole problem), ``"cpsat"`` (OR-Tool
 on the whole problem), ``"localmip"`` (Local-MIP, one thread) or the registry name of a
 neighborhood selector (LNS with that selector, see :data:`lns.registry.SELECTORS`), which a
 suffix ``@N`` runs as a parallel portfolio of ``N`` worker processes (``random@2``:
-``solve(..., workers=2)``); ``"auto@N"`` (``"auto_stay@N"``, ``"auto_rate@N"``) is the
-portfolio of worker kinds on ``N`` cores (``solve(..., workers=N, portfolio="auto")``, random
+``PortfolioParams(workers=2)``); ``"auto@N"`` (``"auto_stay@N"``, ``"auto_rate@N"``) is the
+portfolio of worker kinds on ``N`` cores (``PortfolioParams(workers=N, mix="auto")``, random
 LNS; :mod:`lns.core.parallel.allocation`). ``"all"`` names every configured method but the
 ``auto`` portfolios. A *variant* (:class:`Variant`, the ``variants`` of an experiment file) is
-a named method with its own options, so that two settings of one selector sit side by side in
-one matrix and one report. Every run gets the same wall-clock budget, reading the problem
-included; its incumbent trajectory is stored (:mod:`lns.bench_store`), and where its time went
-(iterations, improving ones, selection and sub-solver seconds, :func:`run_statistics`; the arms
-of the adaptive selector, :class:`ArmCounter`; a portfolio's workers).
+a named method with its own options and parameters (any field of
+:class:`lns.params.SolveParams`), so that two settings of one selector sit side by side in one
+matrix and one report. Every run gets the same wall-clock budget, reading the problem included;
+its incumbent trajectory is stored (:mod:`lns.bench_store`), and where its time went (iterations,
+improving ones, selection and sub-solver seconds, :func:`run_statistics`; the arms of the adaptive
+selector, :class:`ArmCounter`; a portfolio's workers).
 
 Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume) and
 the runs another live process is running (their lock is held, :meth:`BenchStore.claim`),
@@ -47,13 +48,15 @@ from lns.core.errors import LNSError, ProblemReadError, UnknownNameError, Unsupp
 from lns.core.problem.mip import instance_name
 from lns.core.problem.solu_file import known_objective
 from lns.core.search.result import Callback, Result
+from lns.core.search.stop import budget
 from lns.core.solvers.protocol import SolveStatus
-from lns.registry import SELECTORS
+from lns.params import GROUPS, SolveParams
+from lns.registry import SELECTORS, make_selector
 
 log = logging.getLogger("lns")
 
 WHOLE_PROBLEM_METHODS = ("scip", "cpsat", "localmip")
-#: Methods that run the portfolio of worker kinds (``solve(portfolio=...)``), with random LNS.
+#: Methods that run the portfolio of worker kinds (``PortfolioParams.mix``), with random LNS.
 PORTFOLIO_METHODS = ("auto", "auto_stay", "auto_rate")
 #: Learned selectors run only with a trained model: the option that names it.
 REQUIRED_OPTIONS = {"cl_lns": "checkpoint"}
@@ -63,30 +66,24 @@ PRELOAD = {"cl_lns": ("learning.checkpoint", "learning.features", "learning.bipa
 ALL = "all"
 
 
-#: Keywords of :func:`lns.api.solve` a variant may set under ``solve`` (the rest are the matrix's:
-#: instance, method, selector, time limit, seed, workers, options).
-VARIANT_SOLVE_KEYWORDS = (
-    "sub_solver",
-    "iteration_limit",
-    "initial_solution",
-    "deterministic",
-    "complete_worker",
-    "portfolio",
-    "optimum",
-)
+#: What a variant may set under ``solve``: the iteration limit of its budget (beside the matrix's
+#: time limit) and keywords of :func:`lns.api.solve` and the baselines.
+VARIANT_SOLVE_KEYWORDS = ("iteration_limit", "initial_solution", "optimum")
 
 
 @dataclass(frozen=True)
 class Variant:
-    """A named method: a base method and the options it runs with.
+    """A named method: a base method and the options and parameters it runs with.
 
     Declared in an experiment file under ``variants``, and named in ``methods`` like any
     method; its runs are stored and reported under its name::
 
         methods: [scip, random_whole, random_auto]
         variants:
-          random_whole: {method: random, lns: {sub_problem: whole}}
-          random_auto: {method: random, lns: {sub_problem: auto}}
+          random_whole: {method: random, sub_solve: {sub_problem: whole}}
+          random_auto: {method: random, sub_solve: {sub_problem: auto}}
+          random_cpsat:
+            {method: random@2, sub_solve: {solver: cpsat}, portfolio: {deterministic: true}}
 
     Attributes
     ----------
@@ -96,19 +93,20 @@ class Variant:
         The base method: ``"scip"``, ``"cpsat"``, ``"localmip"``, a selector name or a kinds
         portfolio, with an optional ``@N`` (worker processes).
     options : dict
-        Constructor arguments of the selector (for ``"cpsat"``: options of
-        :func:`lns.core.baselines.cpsat.solve_cpsat`), instead of the matrix's
-        ``method_options`` for the base method.
-    lns : dict
-        Fields of :class:`lns.core.search.config.LNSConfig`, over the matrix's ``lns``.
+        Constructor arguments of the selector, or a baseline's own keywords
+        (:func:`lns.api.solve_cpsat`'s ``num_workers``, :func:`lns.api.solve_scip`'s
+        ``scip_params``), instead of the matrix's ``method_options`` for the base method.
+    params : dict
+        Groups of :class:`lns.params.SolveParams` (``size``, ``start``, ``sub_solve``,
+        ``loop``, ``portfolio``), each a mapping of the fields that differ from the matrix's.
     solve : dict
-        Further keywords of :func:`lns.api.solve` (:data:`VARIANT_SOLVE_KEYWORDS`).
+        Further settings (:data:`VARIANT_SOLVE_KEYWORDS`).
     """
 
     name: str
     method: str
     options: dict = field(default_factory=dict, hash=False)
-    lns: dict = field(default_factory=dict, hash=False)
+    params: dict = field(default_factory=dict, hash=False)
     solve: dict = field(default_factory=dict, hash=False)
 
     @classmethod
@@ -118,16 +116,17 @@ class Variant:
         Raises
         ------
         LNSError
-            A key that is not ``method``, ``options``, ``lns`` or ``solve``, a missing or
-            unknown base method, a name that shadows a method, or a ``solve`` keyword that is
-            not one of :data:`VARIANT_SOLVE_KEYWORDS`.
+            A key that is not ``method``, ``options``, ``solve`` or a parameter group, a missing
+            or unknown base method, a name that shadows a method, a ``solve`` key that is not one
+            of :data:`VARIANT_SOLVE_KEYWORDS`, or a parameter that
+            :meth:`lns.params.SolveParams.from_dict` refuses (named with the variant).
         """
         entry = dict(entry or {})
-        unknown = set(entry) - {"method", "options", "lns", "solve"}
+        allowed = ("method", "options", "solve", *GROUPS)
+        unknown = set(entry) - set(allowed)
         if unknown:
             raise LNSError(
-                f"variant '{name}': unknown keys {sorted(unknown)} "
-                "(method, options, lns and solve are allowed)"
+                f"variant '{name}': unknown keys {sorted(unknown)} (allowed: {', '.join(allowed)})"
             )
         if "method" not in entry:
             raise LNSError(f"variant '{name}': 'method' (the base method) is missing")
@@ -140,16 +139,13 @@ class Variant:
         bad = set(solve) - set(VARIANT_SOLVE_KEYWORDS)
         if bad:
             raise LNSError(
-                f"variant '{name}': solve keywords {sorted(bad)} cannot be set per variant "
+                f"variant '{name}': solve keys {sorted(bad)} cannot be set per variant "
                 f"(allowed: {', '.join(VARIANT_SOLVE_KEYWORDS)})"
             )
-        return cls(
-            name,
-            method,
-            dict(entry.get("options") or {}),
-            dict(entry.get("lns") or {}),
-            solve,
-        )
+        params = {group: dict(entry[group] or {}) for group in GROUPS if group in entry}
+        with_workers = _merged(params, {"portfolio": _method_portfolio(method)})
+        SolveParams.from_dict(with_workers, source=f"variant '{name}'")  # refuse a bad one now
+        return cls(name, method, dict(entry.get("options") or {}), params, solve)
 
 
 def parse_variants(variants: dict | None) -> dict[str, Variant]:
@@ -169,14 +165,15 @@ class RunSpec:
     seed : int
     time_limit : float
     method_options : dict
-        For a selector: its constructor arguments; for ``"cpsat"``: options of
-        :func:`lns.core.baselines.cpsat.solve_cpsat` (``num_workers``, ``max_scale_exponent``).
-    lns_options : dict
-        Fields of :class:`lns.core.search.config.LNSConfig` for LNS and plain SCIP runs.
+        For a selector: its constructor arguments; for a baseline: its own keywords
+        (:func:`lns.api.solve_cpsat`'s ``num_workers`` and ``max_scale_exponent``,
+        :func:`lns.api.solve_scip`'s ``scip_params``).
+    params : dict
+        Groups of :class:`lns.params.SolveParams`, each a mapping of fields, for LNS runs.
     base : str
         The method run: ``method`` itself, or a variant's base method.
     solve_options : dict
-        A variant's further keywords of :func:`lns.api.solve`.
+        A variant's further settings (:data:`VARIANT_SOLVE_KEYWORDS`).
     """
 
     instance_set: str
@@ -185,7 +182,7 @@ class RunSpec:
     seed: int
     time_limit: float
     method_options: dict = field(default_factory=dict, hash=False)
-    lns_options: dict = field(default_factory=dict, hash=False)
+    params: dict = field(default_factory=dict, hash=False)
     base: str = ""
     solve_options: dict = field(default_factory=dict, hash=False)
 
@@ -327,15 +324,17 @@ def compose_matrix(
     *,
     instance_set: str,
     method_options: dict | None = None,
-    lns_options: dict | None = None,
+    params: dict | None = None,
     variants: dict | None = None,
 ) -> list[RunSpec]:
     """The runs of ``instances x methods x seeds``, instance-major.
 
     ``instances``, ``methods`` and ``seeds`` are each a single value or a list, so that a
     Hydra sweep over any of them (``--multirun methods=scip,random``) yields one run per job.
-    ``variants`` (name -> ``{method, options, lns, solve}``, see :class:`Variant`) declares
-    named methods that ``methods`` may list.
+    ``params`` (groups of :class:`lns.params.SolveParams`, each a mapping of fields) apply to
+    every LNS run; ``variants`` (name -> ``{method, options, solve, <group>: {...}}``, see
+    :class:`Variant`) declares named methods that ``methods`` may list, whose groups go over
+    ``params``.
 
     Raises
     ------
@@ -367,7 +366,7 @@ def compose_matrix(
             seed,
             float(time_limit),
             dict(variant.options),
-            {**(lns_options or {}), **variant.lns},
+            _merged(params or {}, variant.params),
             variant.method,
             dict(variant.solve),
         )
@@ -467,31 +466,40 @@ def run_statistics(result: Result) -> dict:
 
 
 def _solve(spec: RunSpec, callbacks: list[Callback]) -> Result:
-    """:func:`lns.api.solve` on one cell: a whole-problem method, or LNS with a selector."""
-    from lns.api import solve
+    """One cell: a baseline (:data:`lns.api.BASELINES`) with its options, or :func:`lns.api.solve`
+    with the selector (random LNS for a kinds portfolio) and the cell's parameters; ``callbacks``
+    see the run."""
+    from lns.api import BASELINES, solve
 
-    common = dict(
-        time_limit=spec.time_limit, seed=spec.seed, callbacks=callbacks, **spec.solve_options
+    options = dict(spec.solve_options, callbacks=callbacks)
+    stop = budget(spec.time_limit, options.pop("iteration_limit", None))
+    if spec.base in BASELINES:
+        run = BASELINES[spec.base]
+        return run(spec.instance_path, stop, seed=spec.seed, **spec.method_options, **options)
+    params = SolveParams.from_dict(
+        _merged(spec.params, {"portfolio": _method_portfolio(spec.base)})
     )
-    if spec.base in WHOLE_PROBLEM_METHODS:
-        options = spec.method_options if spec.base == "cpsat" else spec.lns_options
-        return solve(spec.instance_path, method=spec.base, **common, **options)
     if spec.selector in PORTFOLIO_METHODS:
-        return solve(
-            spec.instance_path,
-            workers=spec.workers,
-            portfolio=spec.selector,
-            **common,
-            **spec.lns_options,
-        )
-    return solve(
-        spec.instance_path,
-        spec.selector,
-        selector_options=spec.method_options,
-        workers=spec.workers,
-        **common,
-        **spec.lns_options,
-    )
+        selector = make_selector("random")
+    else:
+        selector = make_selector(spec.selector, **spec.method_options)
+    return solve(spec.instance_path, selector, stop, seed=spec.seed, params=params, **options)
+
+
+def _method_portfolio(method: str) -> dict:
+    """The portfolio fields a method sets: ``workers`` from its ``@N``, ``mix`` from a kinds
+    portfolio's name (``auto@4``); an ``N`` of 1 (no suffix) leaves the parameters as they are."""
+    name, workers = split_method(method)
+    fields: dict[str, Any] = {"workers": workers} if workers > 1 else {}
+    if name in PORTFOLIO_METHODS:
+        fields["mix"] = name
+    return fields
+
+
+def _merged(params: dict, over: dict) -> dict:
+    """The parameter groups of ``params`` with the fields of ``over``'s groups over them."""
+    groups = set(params) | set(over)
+    return {group: {**(params.get(group) or {}), **(over.get(group) or {})} for group in groups}
 
 
 def _execute_and_store(spec: RunSpec, results_dir: str, parent: int) -> None:

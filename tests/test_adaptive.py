@@ -1,3 +1,4 @@
+import dataclasses
 import functools
 import multiprocessing
 import pickle
@@ -20,17 +21,29 @@ from heuristics.bandit import (
 from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
+from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import read_problem
 from lns.core.search.result import Callback, IterationRecord
 from lns.core.search.selection import FunctionSelector, SearchState
+from lns.core.search.stop import budget
 from lns.registry import make_selector
 
 
 def record(improved, seconds=0.1):
     return IterationRecord(
-        0, "adaptive", 5, 5, "optimal", 0.0, seconds, 1.0, 0.0 if improved else 1.0, improved, 0.0
+        iteration=0,
+        selector="adaptive",
+        neighborhood_size=5,
+        target_size=5,
+        status="optimal",
+        select_time=0.0,
+        solve_time=seconds,
+        objective_before=1.0,
+        objective_after=0.0 if improved else 1.0,
+        improved=improved,
+        time=0.0,
     )
 
 
@@ -77,7 +90,9 @@ def test_statistics_merge_adds_the_plays_of_another_worker():
 
 
 def test_rewards_without_measured_time():
-    improved = IterationRecord(0, "adaptive", 5, 5, "optimal", 0.0, 9.0, 200.0, 150.0, True, 0.0)
+    improved = dataclasses.replace(
+        record(improved=True, seconds=9.0), objective_before=200.0, objective_after=150.0
+    )
     assert reward_of(improved, "improved") == 1.0 and reward_of(improved, "gain") == 0.25
     assert reward_of(record(improved=False), "gain") == 0.0
 
@@ -198,11 +213,10 @@ def test_solve_with_adaptive_repeats_under_the_seed(policy):
     runs = [
         solve(
             miplib("p0201"),
-            "adaptive",
-            iteration_limit=12,
+            make_selector("adaptive", **options),
+            stop=budget(60, 12),
             seed=4,
-            iteration_node_limit=200,
-            selector_options=options,
+            params=SolveParams.from_dict({"sub_solve.node_limit": 200}),
         )
         for _ in range(2)
     ]
@@ -228,12 +242,15 @@ def test_portfolio_workers_learn_in_shared_statistics(deterministic):
     result = solve(
         miplib("p0201"),
         selector,
-        workers=2,
-        iteration_limit=12,
-        time_limit=60,
+        stop=budget(60, 12),
         seed=1,
-        start="first",
-        deterministic=deterministic,
+        params=SolveParams.from_dict(
+            {
+                "portfolio.workers": 2,
+                "start.strategy": "first",
+                "portfolio.deterministic": deterministic,
+            }
+        ),
     )
     assert [worker.iterations for worker in result.workers] == [12, 12]
     # Outside deterministic mode every worker's plays land in the caller's selector.
@@ -255,12 +272,10 @@ def test_improvements_name_the_arm_that_found_them(workers):
     solve(
         miplib("p0201"),
         AdaptiveSelector(),
-        workers=workers,
-        iteration_limit=20,
-        time_limit=60,
+        stop=budget(60, 20),
         seed=0,
-        start="first",
         callbacks=[sources],
+        params=SolveParams.from_dict({"portfolio.workers": workers, "start.strategy": "first"}),
     )
     from_loop = [s for s in sources.sources if s != "initial"]
     if workers == 1:

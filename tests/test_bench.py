@@ -36,6 +36,8 @@ from lns.core.errors import (
     UnknownNameError,
     UnsupportedProblemError,
 )
+from lns.core.search.stop import time_limit_of
+from lns.params import GROUPS, PortfolioParams, SizeParams, SolveParams, SubSolveParams
 from lns.report import references, write_report
 
 
@@ -174,7 +176,7 @@ def test_a_crashing_run_is_recorded_and_the_matrix_goes_on(
     specs = compose_matrix(
         [str(instance_dir / "knapsack.mps")], ["scip"], [0, 1], 0.5, instance_set="tiny"
     )
-    monkeypatch.setattr(lns.api, "solve", broken)
+    monkeypatch.setitem(lns.api.BASELINES, "scip", broken)
     summary = run_matrix(specs, store, isolate=isolate, kill_grace=0.5)
     assert (summary.ran, summary.failed) == (2, 2)
     for seed in (0, 1):
@@ -537,11 +539,12 @@ def test_a_killed_benchmark_leaves_no_orphan_and_a_resume_runs_the_cell_once(tmp
 
 def test_variants_are_named_methods_with_their_own_options(instance_dir, tmp_path, monkeypatch):
     variants = {
-        "lns_whole": {"method": "random", "lns": {"sub_problem": "whole"}},
+        "lns_whole": {"method": "random", "sub_solve": {"sub_problem": "whole"}},
         "rins_pair": {
             "method": "rins@2",
-            "options": {"min_fraction": 0.2},
-            "solve": {"deterministic": True},
+            "options": {"lp_method": "highs-ipm"},
+            "portfolio": {"deterministic": True},
+            "solve": {"iteration_limit": 5},
         },
     }
     specs = compose_matrix(
@@ -550,7 +553,7 @@ def test_variants_are_named_methods_with_their_own_options(instance_dir, tmp_pat
         [0],
         2.0,
         instance_set="tiny",
-        lns_options={"initial_fraction": 0.3},
+        params={"size": {"initial_fraction": 0.3}},
         variants=variants,
     )
     assert [(s.method, s.selector, s.workers) for s in specs] == [
@@ -558,41 +561,52 @@ def test_variants_are_named_methods_with_their_own_options(instance_dir, tmp_pat
         ("lns_whole", "random", 1),
         ("rins_pair", "rins", 2),
     ]
-    assert specs[1].lns_options == {"initial_fraction": 0.3, "sub_problem": "whole"}
-    assert specs[2].method_options == {"min_fraction": 0.2}
+    assert specs[1].params == {
+        "size": {"initial_fraction": 0.3},
+        "sub_solve": {"sub_problem": "whole"},
+    }
+    assert specs[2].method_options == {"lp_method": "highs-ipm"}
     calls = []
 
-    def record_call(instance, selector=None, **keywords):
-        calls.append((selector, keywords))
+    def record_call(instance, selector, stop, *, seed, params, callbacks):
+        calls.append((selector, stop, seed, params, callbacks))
         raise UnsupportedProblemError("recorded")
 
     monkeypatch.setattr(lns.api, "solve", record_call)
     store = BenchStore(tmp_path / "results")
     run_matrix(specs, store, isolate=False)
-    callbacks = [keywords.pop("callbacks") for _, keywords in calls]
-    assert all(len(c) == 1 and isinstance(c[0], ArmCounter) for c in callbacks)
-    assert calls[1] == (
-        "random",
-        dict(
-            selector_options={},
-            workers=1,
-            time_limit=2.0,
-            seed=0,
-            initial_fraction=0.3,
-            sub_problem="whole",
-        ),
+    assert all(len(c) == 1 and isinstance(c[0], ArmCounter) for *_, c in calls)
+    selector, stop, seed, params, _ = calls[1]
+    assert selector.name == "random" and time_limit_of(stop) == 2.0 and seed == 0
+    assert params == SolveParams(
+        size=SizeParams(initial_fraction=0.3), sub_solve=SubSolveParams(sub_problem="whole")
     )
-    assert calls[2][1]["deterministic"] is True and calls[2][1]["workers"] == 2
+    selector, stop, _, params, _ = calls[2]
+    assert selector.name == "rins" and selector.lp_method == "highs-ipm"
+    assert [type(rule).__name__ for rule in stop.rules] == ["MaxIterations", "MaxRuntime"]
+    assert params.portfolio == PortfolioParams(workers=2, deterministic=True)
     assert store.get("knapsack", "lns_whole", 0, 2.0).status == "skipped"
 
 
 @pytest.mark.parametrize(
     "variants, message",
     [
-        ({"v": {"lns": {}}}, "variant 'v': 'method'"),
+        ({"v": {"size": {}}}, "variant 'v': 'method'"),
         ({"v": {"method": "nothing"}}, "variant 'v': method 'nothing'"),
         ({"v": {"method": "random", "colour": 1}}, "unknown keys \\['colour'\\]"),
         ({"v": {"method": "random", "solve": {"time_limit": 3}}}, "cannot be set per variant"),
+        (
+            {"v": {"method": "random", "sub_solve": {"node_limt": 3}}},
+            "variant 'v': sub_solve parameter 'node_limt'",
+        ),
+        (
+            {"v": {"method": "random", "portfolio": {"workers": 0}}},
+            "variant 'v': portfolio.workers=0 is invalid",
+        ),
+        (
+            {"v": {"method": "random", "portfolio": {"complete_worker": True}}},
+            "variant 'v': portfolio.complete_worker=True needs workers >= 2",
+        ),
         ({"random": {"method": "rins"}}, "the name is a method's"),
     ],
 )
@@ -610,10 +624,10 @@ def test_the_sub_problem_preset_declares_its_variants():
         [0],
         cfg.time_limit,
         instance_set=cfg.name,
-        lns_options=container["lns"],
+        params={group: container[group] for group in GROUPS},
         variants=container["variants"],
     )
-    assert [(s.method, s.lns_options["sub_problem"]) for s in specs] == [
+    assert [(s.method, s.params["sub_solve"]["sub_problem"]) for s in specs] == [
         ("random_whole", "whole"),
         ("random_reduced", "reduced"),
         ("random_auto", "auto"),
@@ -626,7 +640,7 @@ def test_a_run_record_says_where_its_iterations_went(tmp_path):
         "ucb": {
             "method": "adaptive",
             "options": {"policy": "ucb"},
-            "lns": {"iteration_node_limit": 50},
+            "sub_solve": {"node_limit": 50},
             "solve": {"iteration_limit": 4},
         }
     }

@@ -25,9 +25,11 @@ from learning.features import FeatureExtractor
 from learning.inference import NumpyPolicy
 from learning.problem_class import detect_class
 from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
+from lns import SolveParams
 from lns.api import solve
 from lns.core.problem.mip import read_problem
 from lns.core.search.selection import SearchState
+from lns.core.search.stop import budget
 from lns.registry import make_selector
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,8 +180,7 @@ def test_missing_checkpoint_is_reported_before_the_problem_is_read(tmp_path):
     with pytest.raises(CheckpointError, match="no_such.pt: no such checkpoint file"):
         solve(
             tmp_path / "not_read.mps",
-            "cl_lns",
-            selector_options={"checkpoint": str(tmp_path / "no_such.pt")},
+            make_selector("cl_lns", checkpoint=str(tmp_path / "no_such.pt")),
         )
 
 
@@ -225,7 +226,7 @@ def test_without_a_matching_model_the_run_fails_before_solving(monkeypatch, no_g
     with pytest.raises(
         CheckpointError, match=r"no shipped model fits tiny_sc: it looks like sc \(set covering"
     ):
-        solve(tiny("sc"), "cl_lns", time_limit=5)
+        solve(tiny("sc"), "cl_lns", stop=5)
 
 
 def test_a_model_of_another_class_is_used_with_a_warning(caplog):
@@ -263,7 +264,7 @@ def test_one_second_budget_is_respected():
 
     problem = read_problem(miplib("air05"))
     start = ScipSubSolver(problem).solve(time_limit=30, seed=0, solution_limit=1).best.x
-    result = solve(miplib("air05"), CLLNS("mis"), time_limit=1.0, seed=0, initial_solution=start)
+    result = solve(miplib("air05"), CLLNS("mis"), stop=1.0, seed=0, initial_solution=start)
     assert result.feasibility.feasible and result.stop_reason == "time_limit"
 
 
@@ -277,9 +278,10 @@ def test_cl_lns_run_does_not_need_torch(tmp_path):
                 if name.split(".")[0] in ("torch", "torch_geometric"):
                     raise ImportError("torch is not available here")
         sys.meta_path.insert(0, NoTorch())
-        from lns.api import solve
-        result = solve({str(instance)!r}, "cl_lns", time_limit=20, iteration_limit=3, seed=0,
-                       start="first")  # the default start solves this tiny problem
+        from lns import SolveParams, StartParams, solve
+        from lns.core.search.stop import budget
+        params = SolveParams(start=StartParams(strategy="first"))  # the default solves it
+        result = solve({str(instance)!r}, "cl_lns", budget(20, 3), seed=0, params=params)
         assert result.feasibility.feasible and len(result.iterations) == 3, result
         print("ok", [r.selector for r in result.iterations])
     """)
@@ -372,7 +374,10 @@ def test_cl_lns_runs_on_portfolio_workers():
     """The selector, checked in the main process (its prefetch thread running), is pickled
     into each worker, which prepares its own features."""
     result = solve(
-        tiny("mis"), CLLNS("mis"), workers=2, time_limit=30, iteration_limit=3, start="first"
+        tiny("mis"),
+        CLLNS("mis"),
+        stop=budget(30, 3),
+        params=SolveParams.from_dict({"portfolio.workers": 2, "start.strategy": "first"}),
     )
     assert result.feasibility.feasible
     assert [worker.iterations for worker in result.workers] == [3, 3]
@@ -446,7 +451,12 @@ def test_cl_lns_is_an_arm_of_the_adaptive_selector(no_general_model):
     without a general model a problem of no class is refused."""
     selector = make_selector("adaptive", selectors=["random", "cl_lns"])
     problem = tiny("mis")
-    result = solve(problem, selector, time_limit=30, iteration_limit=12, start="first")
+    result = solve(
+        problem,
+        selector,
+        stop=budget(30, 12),
+        params=SolveParams.from_dict({"start.strategy": "first"}),
+    )
     assert result.feasibility.feasible and len(result.iterations) == 12
     assert selector.arms[1].checkpoint == PRETRAINED_DIR / "mis.pt"  # chosen in check()
     with pytest.raises(CheckpointError, match="no shipped model fits"):

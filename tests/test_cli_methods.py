@@ -24,7 +24,7 @@ def test_every_method_solves_and_writes_a_feasible_solution(tmp_path, method):
         "time_limit=3",
         "seed=0",
         "out=best.sol",
-        "lns.iteration_time_limit=1",
+        "sub_solve.time_limit=1",
     ]
     run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr

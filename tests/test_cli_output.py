@@ -1,5 +1,6 @@
 """Where ``lns-solve`` writes (summary: stdout, logs: stderr, files: only if asked); its help."""
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -7,6 +8,7 @@ import sys
 from omegaconf import OmegaConf
 
 from configs import CONFIG_DIR
+from lns.params import GROUPS
 from lns.registry import SELECTORS
 
 SUMMARY_KEYS = ["instance", "method", "status", "objective", "primal gap", "time", "feasible"]
@@ -47,10 +49,14 @@ def test_files_are_written_only_where_asked(tmp_path):
 def test_help_has_a_line_for_every_option_and_selector(tmp_path):
     run = lns_solve("--help", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    options = set(OmegaConf.load(CONFIG_DIR / "solve.yaml")) - {"defaults", "hydra", "lns"}
+    options = set(OmegaConf.load(CONFIG_DIR / "solve.yaml")) - {"defaults", "hydra", *GROUPS}
     for option in options:
         assert re.search(rf"^\s+{option}=\S+\s+\S", run.stdout, re.MULTILINE), option
-    assert re.search(r"^\s+lns\.<field>=", run.stdout, re.MULTILINE)
+    for group, cls in GROUPS.items():  # a line per group of SolveParams, naming every field
+        line = re.search(rf"^\s+{group}\.\*\s+(.*(\n\s{{20,}}\S.*)*)", run.stdout, re.MULTILINE)
+        assert line, group
+        for field in dataclasses.fields(cls):
+            assert re.search(rf"\b{field.name}\b", line.group(1)), (group, field.name)
     for name in SELECTORS:
         assert re.search(rf"\b{name}\b", run.stdout), name
     assert list(tmp_path.iterdir()) == []

@@ -53,7 +53,7 @@ def test_bad_inputs_give_one_line_and_exit_code_2(tmp_path):
         ),
         (
             ["instance=p0201", "method=gurobi"],
-            "lns-solve: error: Could not resolve method 'gurobi'",
+            "lns-solve: error: unknown method 'gurobi'",
         ),
     ]:
         run = lns_solve(*overrides, cwd=tmp_path)

@@ -1,5 +1,6 @@
 """The generated configs: every selector group composes and builds its class with the class's
-defaults, LNSConfig is a typed config, and a bad override gets one line naming the close names."""
+defaults, the groups of SolveParams are typed configs, every method holds its own options, and a
+bad override gets one line naming the close names."""
 
 import dataclasses
 import re
@@ -12,8 +13,9 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
 from configs import CONFIG_DIR
-from lns.cli.common import override_problem
-from lns.core.search.config import LNSConfig
+from lns.cli.common import override_problem, solve_params
+from lns.core.search.stop import budget
+from lns.params import GROUPS, PortfolioParams, SolveParams, SubSolveParams
 from lns.registry import SELECTORS, selector_class, selector_defaults
 
 
@@ -83,33 +85,61 @@ def test_a_selector_class_as_a_target_config():
     assert instantiate(cfg.selector).time_limit == 2.0
 
 
-def test_lns_options_are_the_typed_loop_config():
-    cfg = _compose("lns.growth=1.5", "lns.scip_params={limits/nodes: 50}")
-    assert set(cfg.lns) == {f.name for f in dataclasses.fields(LNSConfig)}
-    config = LNSConfig(**OmegaConf.to_container(cfg.lns))
-    assert (config.growth, config.scip_params) == (1.5, {"limits/nodes": 50})
-    defaults = {**dataclasses.asdict(LNSConfig()), "scip_params": {}}
-    assert OmegaConf.to_container(_compose().lns) == defaults
-    assert OmegaConf.to_container(_compose(config="bench").lns) == defaults
+def test_the_parameter_groups_are_typed_configs_of_solve_params():
+    cfg = _compose(
+        "size.growth=1.5",
+        "sub_solve.scip_params={limits/nodes: 50}",
+        "sub_solve.solver=cpsat",
+        "portfolio.deterministic=true",
+        "portfolio.complete_worker=false",
+    )
+    for group, cls in GROUPS.items():
+        assert set(cfg[group]) == {f.name for f in dataclasses.fields(cls)}
+    params = solve_params(cfg)
+    assert (params.size.growth, params.sub_solve.scip_params) == (1.5, {"limits/nodes": 50})
+    assert params.sub_solve.solver == "cpsat" and params.portfolio.deterministic
+    mixed = solve_params(_compose("portfolio.mix={lns: 1, cpsat: 1}", "portfolio.workers=2"))
+    assert mixed.portfolio.mix == {"lns": 1, "cpsat": 1} and mixed.portfolio.workers == 2
+    complete = solve_params(_compose("portfolio.complete_worker=true"))
+    assert complete.portfolio == PortfolioParams(workers="all", complete_worker=True)
+    assert params.portfolio.workers == "all"  # lns-solve's default; the API's is 1
+    defaults = SolveParams(sub_solve=SubSolveParams(scip_params={}))
+    bench = _compose(config="bench")
+    assert solve_params(bench) == defaults
+    assert solve_params(_compose()) == dataclasses.replace(
+        defaults, portfolio=PortfolioParams(workers="all")
+    )
+
+
+@pytest.mark.parametrize("name", ["lns", "scip", "cpsat", "localmip"])
+def test_every_method_config_holds_its_own_options(name):
+    cfg = OmegaConf.to_container(_compose(f"method={name}").method)
+    expected = {
+        "lns": {"name": "lns"},
+        "scip": {"name": "scip", "scip_params": {}},
+        "cpsat": {"name": "cpsat", "num_workers": 2, "max_scale_exponent": 6},
+        "localmip": {"name": "localmip"},
+    }
+    assert cfg == expected[name]
 
 
 @pytest.mark.parametrize(
     "overrides, message",
     [
         (["timelimit=5"], "unknown option 'timelimit'; did you mean 'time_limit'?"),
-        (["lns.grwth=1"], "unknown option 'lns.grwth'; did you mean 'lns.growth'?"),
+        (["size.grwth=1"], "unknown option 'size.grwth'; did you mean 'size.growth'?"),
         (
             ["selector=lb_relax", "selector.varant=topk"],
             "unknown option 'selector.varant'; did you mean 'selector.variant'?",
         ),
         (["selector=rnadom"], "unknown selector 'rnadom'; did you mean 'random'?"),
         (
-            ["lns.growth=fast"],
-            "lns.growth: Value 'fast' of type 'str' could not be converted to Float",
+            ["size.growth=fast"],
+            "size.growth: Value 'fast' of type 'str' could not be converted to Float",
         ),
         (["-m", "sed=1,2"], "unknown option 'sed'; did you mean 'seed'?"),
         (["hydra.run.dri=x"], "unknown option 'hydra.run.dri'; did you mean 'hydra.run.dir'?"),
-        (["lsn.growth=1"], "unknown option 'lsn.growth'; did you mean 'lns'?"),
+        (["sise.growth=1"], "unknown option 'sise.growth'; did you mean 'size'?"),
         (["time_limit=5", "selector=rins"], None),
     ],
 )
@@ -139,3 +169,10 @@ def test_naming_a_classical_selector_imports_no_torch():
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_a_further_stop_rule_is_a_target_config():
+    cfg = _compose("stop={_target_: lns.stop.NoImprovement, seconds: 20}")
+    rule = budget(cfg.time_limit, cfg.iteration_limit) | instantiate(cfg.stop)
+    assert [type(r).__name__ for r in rule.rules] == ["MaxRuntime", "NoImprovement"]
+    assert _compose().stop is None

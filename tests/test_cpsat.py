@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 import lns.core.baselines.cpsat_mip
 from helpers import knapsack, miplib, miplib2017, mixed_problem
-from lns.api import solve
+from lns import solve_cpsat
 from lns.core.baselines.cpsat_mip import _follow
 from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
 from lns.core.problem.mip import Problem
@@ -39,7 +39,7 @@ def _two_var_problem(coefficients, upper=(10.0, 10.0), rhs=1.1, types=("I", "I")
 
 
 def test_p0201_reaches_its_optimum_with_a_checked_trajectory():
-    result = solve(miplib("p0201"), method="cpsat", time_limit=30, seed=0)
+    result = solve_cpsat(miplib("p0201"), stop=30, seed=0)
     assert result.method == "cpsat" and result.selector is None
     assert result.objective == pytest.approx(7615)
     assert result.status == "optimal" and result.stop_reason == "optimal"
@@ -53,7 +53,7 @@ def test_p0201_reaches_its_optimum_with_a_checked_trajectory():
 
 @pytest.mark.parametrize("sense, optimum", [("maximize", 23.0), ("minimize", -23.0)])
 def test_knapsack_in_both_senses(sense, optimum):
-    result = solve(knapsack(sense), method="cpsat", time_limit=10, seed=3, num_workers=1)
+    result = solve_cpsat(knapsack(sense), stop=10, seed=3, num_workers=1)
     assert result.objective == pytest.approx(optimum)
     assert result.status == "optimal"
     np.testing.assert_allclose(result.x, [1, 1, 0, 0])
@@ -63,7 +63,7 @@ def test_knapsack_in_both_senses(sense, optimum):
 
 def test_rows_with_decimal_coefficients_are_scaled_exactly():
     # 0.25 x + 0.5 y <= 1.1  <=>  x + 2 y <= 4 over the integers: max x + y = 4
-    result = solve(_two_var_problem([0.25, 0.5]), method="cpsat", time_limit=10, num_workers=1)
+    result = solve_cpsat(_two_var_problem([0.25, 0.5]), stop=10, num_workers=1)
     assert result.objective == pytest.approx(4.0)
     assert result.feasibility.feasible
 
@@ -80,7 +80,7 @@ def test_rows_with_decimal_coefficients_are_scaled_exactly():
 def test_problems_outside_the_native_model_go_through_the_mip_interface(problem, reason, optimum):
     with pytest.raises(UnsupportedProblemError, match=reason):
         build_cpsat_model(problem)
-    result = solve(problem, method="cpsat", time_limit=20, num_workers=1)
+    result = solve_cpsat(problem, stop=20, num_workers=1)
     assert result.feasibility.feasible
     assert result.objective == pytest.approx(optimum)
     exact = len(result.problem.integer_indices) == result.problem.n_vars
@@ -90,7 +90,7 @@ def test_problems_outside_the_native_model_go_through_the_mip_interface(problem,
 
 def test_logged_objectives_join_the_trajectory_before_the_checked_solution():
     # lotsize: CP-SAT logs several solutions within seconds; only the last comes back whole.
-    result = solve(miplib2017("lotsize"), method="cpsat", time_limit=8, num_workers=2)
+    result = solve_cpsat(miplib2017("lotsize"), stop=8, num_workers=2)
     assert result.feasibility.feasible and len(result.trajectory) >= 2
     values = [value for _, value in result.trajectory]
     assert all(a > b for a, b in itertools.pairwise(values)) and values[-1] == result.objective
@@ -101,23 +101,18 @@ def test_logged_objectives_join_the_trajectory_before_the_checked_solution():
 def test_infeasible_problem_is_reported():
     problem = _two_var_problem([1.0, 1.0], rhs=-1.0)
     with pytest.raises(InfeasibleProblemError, match="two"):
-        solve(problem, method="cpsat", time_limit=5)
+        solve_cpsat(problem, stop=5)
 
 
 def test_bad_option_is_rejected():
     with pytest.raises(ValueError, match="num_workers"):
-        solve(knapsack(), method="cpsat", time_limit=5, num_workers=0)
+        solve_cpsat(knapsack(), stop=5, num_workers=0)
 
 
 def test_out_and_initial_solution_go_through_the_common_path(tmp_path):
     start = np.array([1.0, 0.0, 0.0, 0.0])  # value 10 of the knapsack, feasible
-    result = solve(
-        knapsack(),
-        method="cpsat",
-        time_limit=10,
-        num_workers=1,
-        initial_solution=start,
-        out=tmp_path / "best.sol",
+    result = solve_cpsat(
+        knapsack(), stop=10, num_workers=1, initial_solution=start, out=tmp_path / "best.sol"
     )
     assert result.trajectory[0][1] == pytest.approx(10.0)  # the user's start is the first incumbent
     assert result.objective == pytest.approx(23.0)
@@ -143,7 +138,7 @@ def test_interrupt_stops_the_mip_interface_and_keeps_its_best_solution(monkeypat
     # neos-911970 has continuous variables: CP-SAT runs behind OR-Tools' MIP interface.
     pattern = InterruptAtFirstLogged(lns.core.baselines.cpsat_mip.SOLUTION_LINE)
     monkeypatch.setattr(lns.core.baselines.cpsat_mip, "SOLUTION_LINE", pattern)
-    result = solve(miplib2017("neos-911970"), method="cpsat", time_limit=60, num_workers=1)
+    result = solve_cpsat(miplib2017("neos-911970"), stop=60, num_workers=1)
     assert pattern.sent and result.stop_reason == "interrupted"
     assert result.feasibility.feasible and result.objective == result.trajectory[-1][1]
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from helpers import knapsack, mixed_problem
-from lns import solve
+from lns import SolveParams, solve
+from lns.core.search.stop import budget
 from lns.registry import SELECTORS
 
 CLASSICAL = sorted(set(SELECTORS) - {"cl_lns"})
@@ -31,11 +32,10 @@ def test_a_full_run_reaches_the_optimum_in_the_problems_sense(name, case):
     result = solve(
         problem,
         name,
+        stop=budget(60, 60),
         initial_solution=start,
-        iteration_limit=60,
-        time_limit=60,
         seed=0,
-        max_fraction=0.75,
+        params=SolveParams.from_dict({"size.max_fraction": 0.75}),
     )
     assert result.objective == pytest.approx(optimum)
     assert result.feasibility.feasible

@@ -18,9 +18,11 @@ from learning.dataset import load_samples
 from learning.model import GATPolicy
 from learning.selector import CLLNS, PRETRAINED_DIR
 from learning.train import TrainConfig, graph_logits, train
+from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import read_problem
+from lns.core.search.stop import budget
 from lns.registry import make_selector
 from test_learning_pipeline import TINY, TINY_MODEL, TINY_PARAMS, tiny_mis
 
@@ -156,7 +158,11 @@ def test_without_a_checkpoint_the_class_model_is_used_else_the_general_one(
 def test_cl_lns_solves_a_problem_of_no_class_with_the_general_model(shipped):
     selector = CLLNS()
     result = solve(
-        miplib("bell5"), selector, time_limit=20, iteration_limit=3, seed=0, start="first"
+        miplib("bell5"),
+        selector,
+        stop=budget(20, 3),
+        seed=0,
+        params=SolveParams.from_dict({"start.strategy": "first"}),
     )
     assert selector.checkpoint == shipped / "general.pt"
     assert result.feasibility.feasible and len(result.iterations) == 3
@@ -184,7 +190,11 @@ def test_a_general_checkpoint_fits_any_class_without_a_warning(mixture, caplog):
 def test_adaptive_with_a_cl_lns_arm_uses_the_general_model(shipped):
     selector = make_selector("adaptive", selectors=["random", "cl_lns"])
     result = solve(
-        miplib("p0201"), selector, time_limit=20, iteration_limit=8, seed=0, start="first"
+        miplib("p0201"),
+        selector,
+        stop=budget(20, 8),
+        seed=0,
+        params=SolveParams.from_dict({"start.strategy": "first"}),
     )
     assert selector.arms[1].checkpoint == shipped / "general.pt"
     assert result.feasibility.feasible and len(result.iterations) == 8

@@ -14,10 +14,14 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib
+from lns import solve_scip
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError, ProblemReadError
+from lns.core.parallel.params import PortfolioParams
 from lns.core.problem.mip import Problem, problem_from_scip, read_problem
-from lns.core.search.config import LNSConfig
+from lns.core.search.params import LoopParams, SizeParams, StartParams, SubSolveParams
+from lns.core.search.stop import MaxIterations, budget
+from lns.params import GROUPS, SolveParams
 
 MPS = """NAME tiny
 ROWS
@@ -61,7 +65,7 @@ def write(tmp_path, template=MPS, suffix=".mps", **numbers):
 
 @pytest.mark.parametrize("suffix", [".mps", ".mps.gz"])
 def test_the_untouched_file_reads_and_solves_to_its_optimum(tmp_path, suffix):
-    result = solve(write(tmp_path, suffix=suffix), method="scip", time_limit=10)
+    result = solve_scip(write(tmp_path, suffix=suffix), stop=10)
     assert result.objective == pytest.approx(-11)
 
 
@@ -300,7 +304,7 @@ def test_a_scip_model_holding_nan_is_refused_before_any_solve(tmp_path, change, 
 def test_the_nan_objective_that_hangs_scip_is_refused_when_read(tmp_path, template, suffix):
     # Read unchecked, SCIP would loop on it until the time limit and raise nothing.
     with pytest.raises(ProblemReadError, match="'nan'"):
-        solve(write(tmp_path, template=template, suffix=suffix, a="nan"), time_limit=5)
+        solve(write(tmp_path, template=template, suffix=suffix, a="nan"), stop=5)
 
 
 def test_the_bundled_instances_pass_the_checks():
@@ -311,13 +315,11 @@ def test_the_bundled_instances_pass_the_checks():
 @pytest.mark.parametrize(
     "argument, value, allowed",
     [
-        ("time_limit", 0, "seconds > 0"),
-        ("time_limit", -5, "seconds > 0"),
-        ("time_limit", math.nan, "seconds > 0"),
-        ("time_limit", "60", "seconds > 0"),
-        ("time_limit", True, "seconds > 0"),
-        ("iteration_limit", -3, "integer >= 0"),
-        ("iteration_limit", 2.0, "integer >= 0"),
+        ("stop", 0, "seconds > 0"),
+        ("stop", -5, "seconds > 0"),
+        ("stop", math.nan, "seconds > 0"),
+        ("stop", "60", "seconds > 0"),
+        ("stop", True, "seconds > 0"),
         ("seed", -1, "integer >= 0"),
         ("seed", 1.5, "integer >= 0"),
         ("seed", None, "integer >= 0"),
@@ -335,56 +337,66 @@ def test_an_invalid_run_argument_is_refused_before_the_file_is_read(
         solve(missing, **{argument: value})
 
 
-@pytest.mark.parametrize("time_limit", [None, math.inf])
-def test_no_time_limit_is_none_or_inf(tmp_path, time_limit):
-    result = solve(write(tmp_path), time_limit=time_limit, iteration_limit=1, seed=np.int64(3))
-    assert result.time_limit == time_limit and result.feasibility.feasible
+@pytest.mark.parametrize(
+    "time_limit, iteration_limit, message",
+    [
+        (0, None, "time_limit=0 is invalid"),
+        (-5, None, "time_limit=-5 is invalid"),
+        (60, -3, "iteration_limit=-3 is invalid"),
+        (60, 2.0, "iteration_limit=2.0 is invalid"),
+    ],
+)
+def test_an_invalid_budget_is_refused(time_limit, iteration_limit, message):
+    with pytest.raises(InvalidArgumentError, match=rf"^{message}: expected"):
+        budget(time_limit, iteration_limit)
+
+
+@pytest.mark.parametrize("stop", [budget(None, 1), budget(math.inf, 1), MaxIterations(1)])
+def test_no_time_limit_is_none_or_inf(tmp_path, stop):
+    result = solve(write(tmp_path), stop=stop, seed=np.int64(3))
+    assert result.time_limit is None and result.feasibility.feasible
 
 
 @pytest.mark.parametrize(
-    "field, value",
+    "group, field, value",
     [
-        ("initial_fraction", 0),
-        ("initial_fraction", 1.5),
-        ("growth", 0.9),
-        ("max_fraction", -0.1),
-        ("shrink", 0.0),
-        ("min_size", 0),
-        ("min_size", 2.5),
-        ("iteration_time_limit", -1.0),
-        ("iteration_time_limit", math.inf),
-        ("iteration_node_limit", 0),
-        ("initial_time_limit", 0),
-        ("initial_solution_limit", 0),
-        ("start_stall_floor", -1.0),
-        ("start_stall_factor", math.inf),
-        ("start_max_share", 0),
-        ("history_length", -1),
-        ("max_failures", 0),
-        ("improvement_tol", math.nan),
-        ("growth", "fast"),
-        ("scip_params", ["limits/nodes", 5]),
+        (SizeParams, "initial_fraction", 0),
+        (SizeParams, "initial_fraction", 1.5),
+        (SizeParams, "growth", 0.9),
+        (SizeParams, "max_fraction", -0.1),
+        (SizeParams, "shrink", 0.0),
+        (SizeParams, "min_size", 0),
+        (SizeParams, "min_size", 2.5),
+        (SubSolveParams, "time_limit", -1.0),
+        (SubSolveParams, "time_limit", math.inf),
+        (SubSolveParams, "node_limit", 0),
+        (StartParams, "time_limit", 0),
+        (StartParams, "solution_limit", 0),
+        (StartParams, "stall_floor", -1.0),
+        (StartParams, "stall_factor", math.inf),
+        (StartParams, "max_share", 0),
+        (LoopParams, "history_length", -1),
+        (LoopParams, "max_failures", 0),
+        (LoopParams, "improvement_tol", math.nan),
+        (SizeParams, "growth", "fast"),
+        (SubSolveParams, "scip_params", ["limits/nodes", 5]),
+        (PortfolioParams, "workers", 0),
+        (PortfolioParams, "deterministic", "yes"),
     ],
 )
-def test_an_invalid_setting_is_refused_on_creation(tmp_path, field, value):
+def test_an_invalid_setting_is_refused_on_creation(group, field, value):
     with pytest.raises(InvalidArgumentError, match=rf"^{field}=.* is invalid: expected"):
-        LNSConfig(**{field: value})
-    with pytest.raises(InvalidArgumentError, match=rf"^{field}="):
-        solve(tmp_path / "not_there.mps", **{field: value})
+        group(**{field: value})
+    name = next(name for name, cls in GROUPS.items() if cls is group)
+    with pytest.raises(InvalidArgumentError, match=rf"^{name}\.{field}=.* is invalid"):
+        SolveParams.from_dict({f"{name}.{field}": value})
 
 
 def test_valid_settings_at_their_limits_are_accepted():
-    LNSConfig(
-        initial_fraction=1,
-        growth=1,
-        max_fraction=1,
-        shrink=None,
-        min_size=1,
-        iteration_node_limit=-1,
-        initial_time_limit=None,
-        initial_solution_limit=-1,
-        history_length=0,
-        max_failures=1,
-        improvement_tol=0,
-        scip_params={},
+    SolveParams(
+        size=SizeParams(initial_fraction=1, growth=1, max_fraction=1, shrink=None, min_size=1),
+        start=StartParams(time_limit=None, solution_limit=-1),
+        sub_solve=SubSolveParams(node_limit=-1, scip_params={}),
+        loop=LoopParams(history_length=0, max_failures=1, improvement_tol=0),
+        portfolio=PortfolioParams(workers="all"),
     )

@@ -9,11 +9,12 @@ from pyscipopt import Model
 
 import lns
 from helpers import knapsack, miplib
-from lns import solve
+from lns import SolveParams, solve
 from lns.core.problem.mip import read_problem
 from lns.core.problem.solution_file import read_sol
 from lns.core.search.result import Result
 from lns.core.search.selection import Neighborhood
+from lns.core.search.stop import budget
 
 
 def _knapsack_model() -> Model:
@@ -27,14 +28,14 @@ def _knapsack_model() -> Model:
 
 def test_a_scip_model_built_in_code_is_solved_and_left_untouched():
     model = _knapsack_model()
-    result = solve(model, iteration_limit=10, seed=0)
+    result = solve(model, stop=budget(60, 10), seed=0)
     assert result.instance == "knapsack_code"
     assert result.objective == 23 and result.solution == {"a": 1, "b": 1, "c": 0, "d": 0}
     assert model.getStage() == 1 and model.getNVars() == 4  # still in problem stage, as given
 
 
 def test_a_bundled_instance_is_found_by_name():
-    result = solve("p0201", iteration_limit=1, seed=0)
+    result = solve("p0201", stop=budget(60, 1), seed=0)
     assert result.instance == "p0201"
     assert result.problem.source == miplib("p0201")
 
@@ -54,17 +55,28 @@ def test_a_plain_function_is_a_selector_named_after_itself():
     def all_free(state, size, rng):
         return Neighborhood(state.problem.integer_indices)
 
-    result = solve(knapsack(), first_k, iteration_limit=3, seed=0, start="first")
+    result = solve(
+        knapsack(),
+        first_k,
+        stop=budget(60, 3),
+        seed=0,
+        params=SolveParams.from_dict({"start.strategy": "first"}),
+    )
     assert [r.selector for r in result.iterations] == ["first_k"] * 3 and len(calls) == 3
     assert result.selector == "first_k"
-    freed = solve(knapsack(), all_free, iteration_limit=3, seed=0)
+    freed = solve(knapsack(), all_free, stop=budget(60, 3), seed=0)
     assert freed.objective == 23 and freed.stop_reason == "optimal"  # all free: SCIP proves it
     with pytest.raises(TypeError, match="selector: expected .* got int"):
         solve(knapsack(), 3)
 
 
 def test_repr_is_one_short_line():
-    result = solve(knapsack(), iteration_limit=2, seed=0, start="first")
+    result = solve(
+        knapsack(),
+        stop=budget(60, 2),
+        seed=0,
+        params=SolveParams.from_dict({"start.strategy": "first"}),
+    )
     text = repr(result)
     assert "\n" not in text and len(text) < 150
     expected = (
@@ -94,7 +106,7 @@ def test_version_comes_from_the_distribution_or_pyproject(monkeypatch):
 
 
 def test_miplib_checker_format_round_trips(tmp_path):
-    result = solve(miplib("p0201"), iteration_limit=2, seed=0)
+    result = solve(miplib("p0201"), stop=budget(60, 2), seed=0)
     path = result.write_sol(tmp_path / "best.sol", format="miplib")
     lines = path.read_text().splitlines()
     assert lines[0] == f"=obj= {result.objective:.15g}"

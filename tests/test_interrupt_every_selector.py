@@ -16,7 +16,7 @@ import pytest
 
 from helpers import miplib
 from instances.generators.mis import MISParams, generate
-from lns.api import solve
+from lns.api import BASELINES, solve
 from lns.core.interrupt import InterruptGuard
 from lns.core.problem.mip import read_problem
 from lns.core.problem.solution_file import read_sol
@@ -36,12 +36,19 @@ def cases():
     for name in CLASSICAL:
         yield pytest.param("lns", name, id=name)
     yield pytest.param("lns", "cl_lns", id="cl_lns")
-    yield pytest.param("scip", "random", id="method=scip")
-    yield pytest.param("cpsat", "random", id="method=cpsat")
+    yield pytest.param("scip", None, id="solve_scip")
+    yield pytest.param("cpsat", None, id="solve_cpsat")
 
 
 def instance_for(selector, mis_problem):
     return mis_problem if selector == "cl_lns" else read_problem(miplib("p0201"))
+
+
+def run(method, selector, problem, stop, **keywords):
+    """:func:`lns.solve` with ``selector``, or the baseline named ``method``."""
+    if method == "lns":
+        return solve(problem, selector, stop, seed=0, **keywords)
+    return BASELINES[method](problem, stop, seed=0, **keywords)
 
 
 @contextlib.contextmanager
@@ -70,9 +77,7 @@ def assert_feasible_file(path, problem, result):
 @pytest.mark.parametrize("method, selector", cases())
 def test_the_time_limit_ends_the_run(method, selector, mis_problem, tmp_path):
     problem = instance_for(selector, mis_problem)
-    result = solve(
-        problem, selector, method=method, time_limit=2.0, seed=0, out=tmp_path / "best.sol"
-    )
+    result = run(method, selector, problem, 2.0, out=tmp_path / "best.sol")
     assert result.stop_reason in ("time_limit", "optimal")
     assert_feasible_file(tmp_path / "best.sol", problem, result)
 
@@ -102,15 +107,7 @@ def test_ctrl_c_ends_the_run_interrupted(method, selector, mis_problem, tmp_path
     # seymour: no method proves it optimal within seconds (p0201 was solved before the signal)
     problem = mis_problem if selector == "cl_lns" else read_problem(miplib("seymour"))
     interrupt = InterruptUnderWay(method)
-    result = solve(
-        problem,
-        selector,
-        method=method,
-        time_limit=30.0,
-        seed=0,
-        out=tmp_path / "best.sol",
-        callbacks=[interrupt],
-    )
+    result = run(method, selector, problem, 30.0, out=tmp_path / "best.sol", callbacks=[interrupt])
     if result.stop_reason == "optimal":
         pytest.skip(f"{method} proved optimality before the signal")
     assert interrupt.sent and result.stop_reason == "interrupted"
@@ -124,7 +121,7 @@ def test_stop_signal_before_the_first_solution(signum, tmp_path):
     # SCIP's first solution of timtab1 takes seconds (5.9 s measured on a shared machine).
     problem = read_problem(miplib("timtab1"))
     with signal_after(1.0, signum):
-        result = solve(problem, time_limit=30.0, seed=0, out=tmp_path / "best.sol")
+        result = solve(problem, stop=30.0, seed=0, out=tmp_path / "best.sol")
     assert result.stop_reason == "interrupted"
     if result.x is None:
         assert not (tmp_path / "best.sol").exists()

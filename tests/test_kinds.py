@@ -2,7 +2,6 @@
 run in-process for every kind), the main process checks what they send, a missing Local-MIP
 leaves the others working, and the allocation moves cores to what improves."""
 
-import functools
 import logging
 import multiprocessing
 import os
@@ -17,22 +16,21 @@ import pytest
 import lns.core.parallel.allocation as allocation
 import lns.core.parallel.kinds.local_search as local_search
 from helpers import FirstHalf, knapsack, miplib, mixed_problem
-from lns import solve
+from lns import SolveParams, solve, solve_localmip
 from lns.api import named_sub_solver
 from lns.bench import expand_methods
 from lns.core.parallel.allocation import Allocation, RateRule, StayRule
 from lns.core.parallel.kinds import KINDS, worker_class
 from lns.core.parallel.kinds.protocol import KindUnavailable, KindWorker, WorkerSpec
+from lns.core.parallel.params import PortfolioParams
 from lns.core.parallel.portfolio import Portfolio
 from lns.core.problem.mip import read_problem
-from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.selection import Neighborhood, Selector
-from lns.core.search.stop import MaxRuntime, StopReason
+from lns.core.search.stop import MaxRuntime, StopReason, budget
 from lns.core.solvers.protocol import SolveOutcome, SolveStatus
 from test_signals import assert_best_solution_written, start, stop, wait_for
 
-SCIP = functools.partial(named_sub_solver, "scip")
 OPTIMUM = np.array([1.0, 1.0, 0.0, 0.0])  # the knapsack's, objective 23
 
 
@@ -47,17 +45,15 @@ def in_process(kind: str, seconds: float, problem=None):
     """A worker of ``kind`` in this process (its queues plain ones), and its queues."""
     problem = problem or knapsack()
     spec = WorkerSpec(
-        0,
-        problem,
-        FirstHalf() if kind == "lns" else None,
-        SCIP,
-        LNSConfig(),
-        np.random.SeedSequence(0),
-        MaxRuntime(seconds),
-        time.perf_counter(),
-        os.getppid(),
-        None,
-        kind,
+        worker=0,
+        problem=problem,
+        seed=np.random.SeedSequence(0),
+        stop=MaxRuntime(seconds),
+        started=time.perf_counter(),
+        parent=os.getppid(),
+        kind=kind,
+        selector=FirstHalf() if kind == "lns" else None,
+        make_sub_solver=named_sub_solver if kind == "lns" else None,
     )
     inbox, outbox = queue.Queue(), queue.Queue()
     return worker_class(kind)(spec, inbox, outbox), inbox, outbox
@@ -124,12 +120,11 @@ class Liar(KindWorker):
 def test_a_better_but_infeasible_solution_of_a_kind_is_refused():
     problem = knapsack()
     incumbent = Incumbent(problem, time.perf_counter())
-    assert incumbent.offer(np.zeros(4), time.perf_counter(), -1, 0, "initial")
+    assert incumbent.offer(np.zeros(4), found_at=time.perf_counter(), source="initial")
     with Portfolio(
         problem,
         [FreesNothing()],
-        SCIP,
-        config=LNSConfig(),
+        named_sub_solver,
         seed=0,
         stop=MaxRuntime(5),
         started=incumbent.started,
@@ -164,27 +159,31 @@ def test_a_missing_localmip_leaves_the_other_kinds_working(monkeypatch, caplog):
         result = solve(
             knapsack(),
             FreesNothing(),
-            portfolio={"lns": 1, "local_search": 1},
-            time_limit=30,
-            start="first",
-            iteration_limit=3,
+            stop=budget(30, 3),
+            params=SolveParams.from_dict(
+                {"portfolio.mix": {"lns": 1, "local_search": 1}, "start.strategy": "first"}
+            ),
         )
     assert result.feasibility.feasible and [w.kind for w in result.workers] == ["lns", "lns"]
     assert "local_search: the localmip package is not installed" in caplog.text
     with pytest.raises(KindUnavailable, match="not installed"):
-        solve(knapsack(), method="localmip", time_limit=5)
+        solve_localmip(knapsack(), stop=5)
 
 
 def test_kill_9_of_a_worker_of_each_kind_loses_nothing_and_leaves_no_process():
     problem = read_problem(miplib("p0201"))
     incumbent = Incumbent(problem, time.perf_counter())
-    start = solve(problem, start="first", iteration_limit=1, seed=0).x
-    assert incumbent.offer(start, time.perf_counter(), -1, 0, "initial")
+    start = solve(
+        problem,
+        stop=budget(60, 1),
+        seed=0,
+        params=SolveParams.from_dict({"start.strategy": "first"}),
+    ).x
+    assert incumbent.offer(start, found_at=time.perf_counter(), source="initial")
     with Portfolio(
         problem,
         [FirstHalf()],
-        SCIP,
-        config=LNSConfig(),
+        named_sub_solver,
         seed=0,
         stop=MaxRuntime(6),
         started=incumbent.started,
@@ -221,7 +220,12 @@ def test_the_allocation_moves_time_to_the_only_kind_that_improves(rule):
 
 def test_an_auto_portfolio_pauses_and_stops_every_worker_at_the_time_limit(monkeypatch):
     monkeypatch.setattr(allocation, "SLICE", 1.0)  # several decisions within the run
-    result = solve(miplib("air05"), workers=2, portfolio="auto", time_limit=8, seed=0)
+    result = solve(
+        miplib("air05"),
+        stop=8,
+        seed=0,
+        params=SolveParams.from_dict({"portfolio.workers": 2, "portfolio.mix": "auto"}),
+    )
     assert [w.kind for w in result.workers] == ["lns", "lns", "cpsat", "local_search", "scip"]
     assert result.feasibility.feasible and result.stop_reason == "time_limit"
     # every worker, paused or not, took the stop and reported (none was killed)
@@ -232,16 +236,17 @@ def test_an_auto_portfolio_pauses_and_stops_every_worker_at_the_time_limit(monke
 @pytest.mark.parametrize(
     "arguments",
     [
-        dict(workers=2, portfolio={"lns": 1, "cpsat": 2}),
-        dict(portfolio={"cpsat": 1}),
-        dict(portfolio={"lns": 1, "gurobi": 1}),
-        dict(portfolio="everything"),
-        dict(workers=2, portfolio="auto", deterministic=True),
+        dict(workers=2, mix={"lns": 1, "cpsat": 2}),
+        dict(mix={"cpsat": 1}),
+        dict(mix={"lns": 1, "gurobi": 1}),
+        dict(mix="everything"),
+        dict(workers=2, mix="auto", deterministic=True),
+        dict(mix=["lns", "cpsat"]),
     ],
 )
 def test_invalid_portfolios_are_refused(arguments):
-    with pytest.raises(ValueError, match="portfolio"):
-        solve(knapsack(), **arguments)
+    with pytest.raises(ValueError, match="mix"):
+        PortfolioParams(**arguments)
 
 
 def test_lns_bench_names_the_new_methods():
@@ -255,7 +260,7 @@ def test_lns_bench_names_the_new_methods():
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_stop_signal_to_a_portfolio_of_every_kind_writes_the_solution(signum, tmp_path):
-    mix = "portfolio={lns: 1, scip: 1, cpsat: 1, local_search: 1}"
+    mix = "portfolio.mix={lns: 1, scip: 1, cpsat: 1, local_search: 1}"
     process = start(tmp_path, "instance=air05", "time_limit=60", mix, "out=best.sol")
     seen = wait_for(process, "(worker ")
     output = stop(process, signum, seen)
@@ -273,7 +278,11 @@ def finds_nothing(task):
 
 def test_the_other_kinds_search_before_the_first_solution_and_give_it():
     result = solve(
-        knapsack(), FreesNothing(), portfolio={"lns": 1, "cpsat": 1}, start=finds_nothing
+        knapsack(),
+        FreesNothing(),
+        params=SolveParams.from_dict(
+            {"portfolio.mix": {"lns": 1, "cpsat": 1}, "start.strategy": finds_nothing}
+        ),
     )
     assert result.objective == 23 and result.feasibility.feasible
     assert result.found_by == "cpsat" and result.workers[1].improvements >= 1

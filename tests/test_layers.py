@@ -197,17 +197,17 @@ def test_no_module_imports_itself_through_others():
 
 def test_an_import_cycle_is_reported_with_its_lines():
     sources = {
-        "lns.core.search.config": "import numpy\nfrom lns.core.search.start import make_start\n",
+        "lns.core.search.params": "import numpy\nfrom lns.core.search.start import make_start\n",
         "lns.core.search.start": "def make():\n    from lns.core.solvers.cpsat import racer\n",
         "lns.core.solvers.cpsat": "",
-        "lns.core.solvers.cpsat.racer": "from lns.core.search import config\n",
+        "lns.core.solvers.cpsat.racer": "from lns.core.search import params\n",
         "lns.core.search": "",
         "lns.core.problem.mip": "from lns.core.errors import LNSError\n",
         "lns.core.errors": "",
     }
     assert import_cycles(sources) == [
-        "lns.core.search.config:2 -> lns.core.search.start:2 -> "
-        "lns.core.solvers.cpsat.racer:1 -> lns.core.search.config"
+        "lns.core.search.params:2 -> lns.core.search.start:2 -> "
+        "lns.core.solvers.cpsat.racer:1 -> lns.core.search.params"
     ]
     del sources["lns.core.solvers.cpsat.racer"]
     assert import_cycles(sources) == []
@@ -228,7 +228,7 @@ def test_an_import_cycle_is_reported_with_its_lines():
         ("lns.core.problem.mip", "from lns.core.solvers.protocol import SolveStatus\n"),
         ("lns.core.solvers.cpsat.racer", "from lns.core.parallel.worker import detach\n"),
         ("lns.core.solvers.scip.subsolver", "from lns.core.solvers.cpsat import model\n"),
-        ("lns.core.parallel.portfolio", "from lns.core.baselines.cpsat import solve_cpsat\n"),
+        ("lns.core.parallel.portfolio", "from lns.core.baselines.cpsat import run_cpsat\n"),
         ("lns.core.errors", "def f():\n    from lns.core.search.stop import StopReason\n"),
     ],
 )
@@ -253,7 +253,7 @@ def test_imports_down_and_within_a_package_are_allowed():
     assert (
         violations(
             "from lns.core.errors import LNSError\nfrom lns.core.solvers import lp\n"
-            "from lns.core.search.config import LNSConfig\n",
+            "from lns.core.search.params import SizeParams\n",
             "lns.core.parallel.worker",
         )
         == []

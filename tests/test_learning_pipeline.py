@@ -17,9 +17,11 @@ from learning.collect import CollectConfig, collect_files, load_instance_file
 from learning.dataset import load_samples
 from learning.selector import CLLNS
 from learning.train import TrainConfig, train
+from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import UnknownNameError
 from lns.core.search.selection import SearchState
+from lns.core.search.stop import budget
 
 TINY = CollectConfig(
     iterations=4,
@@ -202,12 +204,11 @@ def solve_four_iterations(checkpoint):
     result = solve(
         tiny_mis(99),
         CLLNS(checkpoint),
-        time_limit=20,
-        iteration_limit=4,
+        stop=budget(20, 4),
         seed=0,
-        start="first",
-        initial_solution_limit=1,
-        iteration_time_limit=2.0,
+        params=SolveParams.from_dict(
+            {"start.strategy": "first", "start.solution_limit": 1, "sub_solve.time_limit": 2.0}
+        ),
     )
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 4 and all(r.selector == "cl_lns" for r in result.iterations)
@@ -281,10 +282,9 @@ def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
         solve(
             tiny_mis(0),
             CLLNS(tmp_path / "bad.pt"),
-            time_limit=10,
-            iteration_limit=1,
+            stop=budget(10, 1),
             seed=0,
-            start="first",
+            params=SolveParams.from_dict({"start.strategy": "first"}),
         )
 
 
@@ -416,7 +416,7 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
         2.0,
         instance_set="tiny_mis",
         method_options={"cl_lns": {"checkpoint": str(root / "model.pt")}},
-        lns_options={"start": "first"},
+        params={"start": {"strategy": "first"}},
     )  # the default start solves them
     assert run_matrix(specs, BenchStore(tmp_path), isolate=False).ran == 4
     records = BenchStore(tmp_path).load()
@@ -490,7 +490,12 @@ def test_collect_train_and_solve_each_class(name, tmp_path, caplog):
     train([tmp_path / "samples"], tmp_path / "model.pt", config)
     selector = CLLNS(tmp_path / "model.pt")
     with caplog.at_level("WARNING", logger="lns"):
-        result = solve(instances[2], selector, time_limit=20, iteration_limit=2, start="first")
+        result = solve(
+            instances[2],
+            selector,
+            stop=budget(20, 2),
+            params=SolveParams.from_dict({"start.strategy": "first"}),
+        )
     assert selector._trained_on["class"] == name  # noqa: SLF001 - what the checkpoint records
     assert not [r for r in caplog.records if r.levelname == "WARNING"]
     assert result.feasibility.feasible and len(result.iterations) == 2

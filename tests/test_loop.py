@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from helpers import FakeSubSolver, knapsack
-from lns import solve
-from lns.core.search.config import LNSConfig
+from lns import SolveParams, solve
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.loop import run_lns
 from lns.core.search.neighborhood_size import AdaptiveSize
+from lns.core.search.params import LoopParams
 from lns.core.search.selection import Neighborhood, Selector
-from lns.core.search.stop import MaxIterations, StopReason
+from lns.core.search.stop import MaxIterations, StopReason, budget
 from lns.core.solvers.protocol import SolveStatus
 
 START = np.array([1.0, 0.0, 0.0, 0.0])  # knapsack value 10 (optimum 23: a and b)
@@ -29,21 +29,21 @@ class FirstK(Selector):
         return Neighborhood(state.problem.integer_indices[:size])
 
 
-def _run(script, iterations=3, size_rule=None, start=START, **config):
+def _run(script, iterations=3, size_rule=None, start=START, max_failures=5):
     problem = knapsack()
     incumbent = Incumbent(problem, time.perf_counter())
-    assert incumbent.offer(start, time.perf_counter(), -1, 0, "user")
+    assert incumbent.offer(start, found_at=time.perf_counter(), source="user")
     solver = FakeSubSolver(script)
     records, reason = run_lns(
         problem,
         FirstK(),
         solver,
         incumbent,
-        config=LNSConfig(**config),
         rng=np.random.default_rng(0),
         stop=MaxIterations(iterations),
         callbacks=[],
         size_rule=size_rule or AdaptiveSize(4, 0.5, max_fraction=0.5),
+        loop=LoopParams(max_failures=max_failures),
     )
     return records, reason, incumbent, solver
 
@@ -129,7 +129,13 @@ def test_the_size_shrinks_after_a_time_limit_and_grows_otherwise():
 
 def test_solve_uses_a_sub_solver_object_and_records_its_name():
     fake = FakeSubSolver([RuntimeError("boom"), (SolveStatus.NODE_LIMIT, [BETTER])])
-    result = solve(knapsack(), sub_solver=fake, initial_solution=START, iteration_limit=8, seed=1)
+    result = solve(
+        knapsack(),
+        stop=budget(60, 8),
+        initial_solution=START,
+        seed=1,
+        params=SolveParams.from_dict({"sub_solve.solver": fake}),
+    )
     assert result.sub_solver == "fake" and len(fake.calls) == 8
     assert [r.status for r in result.iterations].count("error") == 1
     assert result.objective == 17.0 and result.feasibility.feasible
@@ -138,10 +144,11 @@ def test_solve_uses_a_sub_solver_object_and_records_its_name():
 def test_solve_stops_on_repeated_failures():
     result = solve(
         knapsack(),
-        sub_solver=FakeSubSolver([RuntimeError("boom")]),
+        stop=budget(60, 50),
         initial_solution=START,
-        iteration_limit=50,
-        max_failures=3,
+        params=SolveParams.from_dict(
+            {"sub_solve.solver": FakeSubSolver([RuntimeError("boom")]), "loop.max_failures": 3}
+        ),
     )
     assert result.stop_reason == "failures" and len(result.iterations) == 2
     assert result.objective == 10.0
@@ -150,24 +157,34 @@ def test_solve_stops_on_repeated_failures():
 def test_solve_with_the_cpsat_sub_solver():
     pytest.importorskip("ortools")  # the optional dependency; the project's module must import
     result = solve(
-        knapsack(), sub_solver="cpsat", iteration_limit=20, time_limit=20, max_fraction=1.0
+        knapsack(),
+        stop=budget(20, 20),
+        params=SolveParams.from_dict({"sub_solve.solver": "cpsat", "size.max_fraction": 1.0}),
     )
     assert result.sub_solver == "cpsat" and result.objective == pytest.approx(23.0)
     assert result.feasibility.feasible
 
 
 def test_an_unknown_sub_solver_is_named():
-    with pytest.raises(ValueError, match=r"sub_solver 'gurobi' among choices \['cpsat', 'scip'\]"):
-        solve(knapsack(), sub_solver="gurobi")
+    with pytest.raises(
+        ValueError, match=r"sub_solve.solver 'gurobi' among choices \['cpsat', 'scip'\]"
+    ):
+        solve(knapsack(), params=SolveParams.from_dict({"sub_solve.solver": "gurobi"}))
 
 
 def test_the_incumbent_refuses_worse_solutions_whatever_the_acceptance():
     incumbent = Incumbent(
         knapsack(), time.perf_counter(), acceptance=lambda problem, new, old: True
     )
-    assert incumbent.offer(BETTER, time.perf_counter(), 0, 2, "subsolve")
-    assert not incumbent.offer(START, time.perf_counter(), 1, 2, "subsolve")  # 10 < 17
-    assert not incumbent.offer(INFEASIBLE, time.perf_counter(), 2, 2, "subsolve")
+    assert incumbent.offer(
+        BETTER, found_at=time.perf_counter(), source="subsolve", iteration=0, size=2
+    )
+    assert not incumbent.offer(
+        START, found_at=time.perf_counter(), source="subsolve", iteration=1, size=2
+    )  # 10 < 17
+    assert not incumbent.offer(
+        INFEASIBLE, found_at=time.perf_counter(), source="subsolve", iteration=2, size=2
+    )
     np.testing.assert_array_equal(incumbent.x, BETTER)
     assert incumbent.trajectory[-1][1] == 17.0 and incumbent.improved_iteration == 0
 
@@ -176,7 +193,9 @@ def test_the_trajectory_stays_in_time_order_when_solutions_arrive_out_of_order()
     """A portfolio's main process may take a solution found a little before the last one."""
     started = time.perf_counter()
     incumbent = Incumbent(knapsack(), started)
-    assert incumbent.offer(START, started + 2.0, -1, 0, "initial")
-    assert incumbent.offer(BETTER, started + 1.5, 0, 2, "subsolve")  # found earlier, came later
+    assert incumbent.offer(START, found_at=started + 2.0, source="initial")
+    assert incumbent.offer(
+        BETTER, found_at=started + 1.5, source="subsolve", iteration=0, size=2
+    )  # found earlier, came later
     times = [t for t, _ in incumbent.trajectory]
     assert times == sorted(times) and times[-1] == pytest.approx(2.0)

@@ -1,6 +1,5 @@
 """The parallel portfolio: workers share one checked incumbent, lose nothing, leave no process."""
 
-import functools
 import multiprocessing
 import os
 import signal
@@ -15,17 +14,14 @@ import pytest
 
 import lns.api
 from helpers import FirstHalf, knapsack, miplib, wait_for_exit
-from lns import solve
+from lns import PortfolioParams, SolveParams, solve
 from lns.api import named_sub_solver
 from lns.core.parallel.portfolio import Portfolio
 from lns.core.parallel.spawn_main import refers_to_main
-from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.selection import FunctionSelector, Neighborhood, Selector
-from lns.core.search.stop import MaxRuntime, StopReason
+from lns.core.search.stop import MaxRuntime, StopReason, budget
 from test_signals import assert_best_solution_written, start, stop, wait_for
-
-SCIP = functools.partial(named_sub_solver, "scip")
 
 
 class Follower(Selector):
@@ -45,7 +41,9 @@ class Follower(Selector):
 
 def started_incumbent(problem, x):
     incumbent = Incumbent(problem, time.perf_counter())
-    assert incumbent.offer(np.asarray(x, dtype=float), time.perf_counter(), -1, 0, "initial")
+    assert incumbent.offer(
+        np.asarray(x, dtype=float), found_at=time.perf_counter(), source="initial"
+    )
     return incumbent
 
 
@@ -55,7 +53,7 @@ def test_a_worker_improves_from_the_others_solution():
     stop = MaxRuntime(30)
     selectors = [Follower(start_objective=0.0), FirstHalf()]
     with Portfolio(
-        problem, selectors, SCIP, config=LNSConfig(), seed=0, stop=stop, started=incumbent.started
+        problem, selectors, named_sub_solver, seed=0, stop=stop, started=incumbent.started
     ) as portfolio:
         records, reason = portfolio.run(incumbent)
     assert reason is StopReason.OPTIMAL and incumbent.objective == 23
@@ -75,8 +73,7 @@ def test_kill_9_of_a_worker_loses_nothing_and_leaves_no_process():
     with Portfolio(
         problem,
         [FirstHalf()] * 3,
-        SCIP,
-        config=LNSConfig(),
+        named_sub_solver,
         seed=0,
         stop=stop,
         started=incumbent.started,
@@ -95,7 +92,12 @@ def test_kill_9_of_a_worker_loses_nothing_and_leaves_no_process():
 
 def test_solve_with_two_workers_reports_them():
     # start="first": the default start solve proves p0201 optimal before the workers begin.
-    result = solve(miplib("p0201"), workers=2, iteration_limit=15, seed=3, start="first")
+    result = solve(
+        miplib("p0201"),
+        stop=budget(60, 15),
+        seed=3,
+        params=SolveParams.from_dict({"portfolio.workers": 2, "start.strategy": "first"}),
+    )
     assert result.feasibility.feasible
     assert [w.worker for w in result.workers] == [0, 1]
     assert sum(w.iterations for w in result.workers) == len(result.iterations)
@@ -123,12 +125,15 @@ def test_deterministic_runs_repeat(workers):
     def run():
         return solve(
             miplib("p0201"),
-            workers=workers,
-            deterministic=True,
-            iteration_limit=20,
-            iteration_node_limit=50,
+            stop=budget(None, 20),
             seed=5,
-            time_limit=None,
+            params=SolveParams.from_dict(
+                {
+                    "portfolio.workers": workers,
+                    "portfolio.deterministic": True,
+                    "sub_solve.node_limit": 50,
+                }
+            ),
         )
 
     first, second = run(), run()
@@ -137,7 +142,9 @@ def test_deterministic_runs_repeat(workers):
 
 
 def test_sigterm_with_two_workers_writes_the_solution(tmp_path):
-    process = start(tmp_path, "instance=air05", "time_limit=60", "workers=2", "out=best.sol")
+    process = start(
+        tmp_path, "instance=air05", "time_limit=60", "portfolio.workers=2", "out=best.sol"
+    )
     seen = wait_for(process, "(worker ")
     output = stop(process, signal.SIGTERM, seen)
     assert process.returncode == 128 + signal.SIGTERM
@@ -147,7 +154,7 @@ def test_sigterm_with_two_workers_writes_the_solution(tmp_path):
 
 SCRIPT = textwrap.dedent("""
     import multiprocessing, sys
-    from lns import solve
+    from lns import PortfolioParams, SolveParams, solve
     from lns.core.search.result import Callback
 
     class Pids(Callback):
@@ -156,7 +163,8 @@ SCRIPT = textwrap.dedent("""
                 print(*[p.pid for p in multiprocessing.active_children()], flush=True)
 
     if __name__ == "__main__":
-        solve(sys.argv[1], workers=2, time_limit=60, callbacks=[Pids()])
+        params = SolveParams(portfolio=PortfolioParams(workers=2))
+        solve(sys.argv[1], stop=60, params=params, callbacks=[Pids()])
 """)
 
 
@@ -175,10 +183,12 @@ def test_no_worker_outlives_a_kill_9_of_the_main_process(tmp_path):
 
 UNGUARDED_SCRIPT = textwrap.dedent("""
     import sys
-    from lns import solve
+    from lns import PortfolioParams, SolveParams, StartParams, solve
+    from lns.core.search.stop import budget
 
     print("script runs", flush=True)
-    result = solve(sys.argv[1], workers=2, iteration_limit=2, time_limit=30, start="first")
+    params = SolveParams(start=StartParams(strategy="first"), portfolio=PortfolioParams(workers=2))
+    result = solve(sys.argv[1], stop=budget(30, 2), params=params)
     print(len(result.workers), "workers", result.status, flush=True)
 """)
 
@@ -205,7 +215,7 @@ def test_workers_import_the_main_module_only_for_what_refers_to_it(monkeypatch):
     monkeypatch.setattr(defined_in_main, "__module__", "__main__")
     monkeypatch.setattr(sys.modules["__main__"], "defined_in_main", defined_in_main, raising=False)
     assert refers_to_main([FunctionSelector(defined_in_main)])
-    assert not refers_to_main([FunctionSelector(frees_nothing), MaxRuntime(5), SCIP])
+    assert not refers_to_main([FunctionSelector(frees_nothing), MaxRuntime(5), named_sub_solver])
     assert refers_to_main(threading.Lock())  # cannot be pickled: import it, to be safe
 
 
@@ -215,7 +225,12 @@ def frees_nothing(state, size, rng):
 
 def test_the_complete_worker_proves_optimality():
     result = solve(
-        knapsack(), frees_nothing, workers=2, complete_worker=True, time_limit=60, start="first"
+        knapsack(),
+        frees_nothing,
+        stop=60,
+        params=SolveParams.from_dict(
+            {"portfolio.workers": 2, "portfolio.complete_worker": True, "start.strategy": "first"}
+        ),
     )  # the default start would prove it optimal itself
     assert result.status == "optimal" and result.objective == 23
     assert [w.selector for w in result.workers] == ["frees_nothing", "scip"]
@@ -224,7 +239,12 @@ def test_the_complete_worker_proves_optimality():
 
 def test_all_workers_is_one_per_usable_core(monkeypatch):
     monkeypatch.setattr(lns.api, "usable_cores", lambda: 3)
-    result = solve(miplib("p0201"), workers="all", iteration_limit=2, seed=0, start="first")
+    result = solve(
+        miplib("p0201"),
+        stop=budget(60, 2),
+        seed=0,
+        params=SolveParams.from_dict({"portfolio.workers": "all", "start.strategy": "first"}),
+    )
     assert len(result.workers) == 3
 
 
@@ -240,4 +260,11 @@ def test_all_workers_is_one_per_usable_core(monkeypatch):
 )
 def test_invalid_worker_arguments_are_refused(arguments):
     with pytest.raises(ValueError, match="workers"):
-        solve(knapsack(), **arguments)
+        PortfolioParams(**arguments)
+
+
+def test_a_complete_worker_on_all_of_one_core_is_refused_before_the_run(monkeypatch):
+    monkeypatch.setattr(lns.api, "usable_cores", lambda: 1)
+    params = SolveParams(portfolio=PortfolioParams(workers="all", complete_worker=True))
+    with pytest.raises(ValueError, match="complete_worker=True needs workers >= 2"):
+        solve(knapsack(), params=params)

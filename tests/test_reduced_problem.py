@@ -238,15 +238,24 @@ def test_building_a_large_reduced_problem_stops_at_its_time_limit():
 def test_the_incumbent_checks_a_change_from_itself_on_what_changed():
     problem = knapsack("maximize")  # capacity 10, weights 4, 6, 3, 5
     incumbent = Incumbent(problem, time.perf_counter())
-    assert incumbent.offer(np.array([0.0, 0, 1, 0]), time.perf_counter(), -1, 0, "user")
+    assert incumbent.offer(np.array([0.0, 0, 1, 0]), found_at=time.perf_counter(), source="user")
     reducer = Reducer(problem)
     reduced = reducer.reduce(np.arange(4), incumbent.x)
     too_heavy, light = np.array([1.0, 1, 1, 0]), np.array([1.0, 0, 1, 0])
-    offer = incumbent.offer
-    change = reduced.change(too_heavy)
-    assert not offer(reduced.lift(too_heavy), time.perf_counter(), 0, 4, "subsolve", change=change)
+
+    def offer(x, iteration, change):
+        return incumbent.offer(
+            x,
+            found_at=time.perf_counter(),
+            source="subsolve",
+            iteration=iteration,
+            size=4,
+            change=change,
+        )
+
+    assert not offer(reduced.lift(too_heavy), 0, reduced.change(too_heavy))
     x = reduced.lift(light)
-    assert offer(x, time.perf_counter(), 0, 4, "subsolve", change=reduced.change(light))
+    assert offer(x, 0, reduced.change(light))
     assert incumbent.x is x and incumbent.objective == 17.0
     stale = reduced.change(np.ones(4))  # its base is no longer the incumbent: checked in full
-    assert not offer(reduced.lift(np.ones(4)), time.perf_counter(), 1, 4, "subsolve", change=stale)
+    assert not offer(reduced.lift(np.ones(4)), 1, stale)

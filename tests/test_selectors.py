@@ -13,10 +13,12 @@ from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import DistanceLP, LBRelax
 from heuristics.local_branching import Distance, LocalBranching
 from heuristics.rins import RINS
+from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError, UnknownNameError, UnsupportedProblemError
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.search.selection import SearchState
+from lns.core.search.stop import budget
 from lns.core.solvers.lp import solve_lp
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 from lns.registry import SELECTORS, make_selector
@@ -110,13 +112,10 @@ def test_contract(name, start):
 def test_short_lns_run_returns_a_feasible_solution(name):
     result = solve(
         miplib("p0201"),
-        name,
-        time_limit=30,
-        iteration_limit=3,
+        make_selector(name, **FAST.get(name, {})),
+        stop=budget(30, 3),
         seed=0,
-        iteration_time_limit=2.0,
-        selector_options=FAST.get(name),
-        start="first",
+        params=SolveParams.from_dict({"sub_solve.time_limit": 2.0, "start.strategy": "first"}),
     )
     assert result.x is not None and result.feasibility.feasible
     assert len(result.iterations) == 3 and result.stop_reason == "iteration_limit"

@@ -71,8 +71,8 @@ def test_signal_during_the_initial_solve_keeps_its_solution(signum, tmp_path):
         tmp_path,
         "instance=air05",
         "time_limit=60",
-        "lns.start=first",
-        "lns.initial_solution_limit=-1",
+        "start.strategy=first",
+        "start.solution_limit=-1",
         "out=best.sol",
     )
     seen = wait_for(process, "(initial)")
@@ -85,7 +85,9 @@ def test_signal_during_the_initial_solve_keeps_its_solution(signum, tmp_path):
 
 @pytest.mark.parametrize("signum", STOP_SIGNALS, ids=lambda s: s.name)
 def test_signal_mid_run_keeps_the_best_solution(signum, tmp_path):
-    process = start(tmp_path, "instance=air05", "time_limit=60", "lns.start=first", "out=best.sol")
+    process = start(
+        tmp_path, "instance=air05", "time_limit=60", "start.strategy=first", "out=best.sol"
+    )
     seen = wait_for(process, "  iteration ")  # an LNS iteration's improvement: into the loop
     output = stop(process, signum, seen)
     assert process.returncode == 128 + signum

@@ -57,7 +57,7 @@ def test_unwritable_out_is_refused_before_the_run(tmp_path, monkeypatch, where, 
     with pytest.raises(SolutionFileError, match=message):
         check_writable(where)
     with pytest.raises(SolutionFileError, match=message):
-        solve(knapsack(), time_limit=30, out=where)
+        solve(knapsack(), stop=30, out=where)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes in a read-only folder")

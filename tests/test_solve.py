@@ -6,31 +6,44 @@ from helpers import knapsack, miplib, mixed_problem
 from lns import (
     InfeasibleProblemError,
     Problem,
+    SizeParams,
     SolutionFileError,
+    SolveParams,
+    SubSolveParams,
     UnboundedProblemError,
     UnknownNameError,
     read_problem,
     solve,
+    solve_scip,
 )
 from lns.core.problem.solu_file import known_objective
 from lns.core.problem.solution_file import read_sol
 from lns.core.search.result import Callback
+from lns.core.search.stop import budget
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 # Small neighbourhoods first, growing to the whole problem: the last iterations prove optimality.
-EXACT = dict(initial_fraction=0.3, growth=2.0, max_fraction=1.0, iteration_node_limit=100000)
+EXACT = SolveParams(
+    size=SizeParams(initial_fraction=0.3, growth=2.0, max_fraction=1.0),
+    sub_solve=SubSolveParams(node_limit=100000),
+)
 
 
 @pytest.mark.parametrize("name", ["bell5", "p0201", "p0282"])
 def test_reaches_known_optimum_under_an_iteration_limit(name):
-    result = solve(miplib(name), iteration_limit=40, seed=0, time_limit=None, **EXACT)
+    result = solve(miplib(name), stop=budget(None, 40), seed=0, params=EXACT)
     assert result.status == "optimal" and result.stop_reason == "optimal"
     assert result.objective == pytest.approx(known_objective(miplib(name)), rel=1e-6)
     assert result.feasibility.feasible
 
 
 def test_every_solution_is_feasible_and_the_trajectory_improves():
-    result = solve(miplib("p0201"), iteration_limit=15, seed=3, initial_fraction=0.1)
+    result = solve(
+        miplib("p0201"),
+        stop=budget(60, 15),
+        seed=3,
+        params=SolveParams.from_dict({"size.initial_fraction": 0.1}),
+    )
     problem = read_problem(miplib("p0201"))
     assert problem.check(result.x).feasible
     assert result.objective == pytest.approx(problem.objective_value(result.x))
@@ -48,10 +61,11 @@ def test_same_seed_and_iteration_limit_repeat_exactly():
     runs = [
         solve(
             miplib("misc07"),
-            iteration_limit=12,
+            stop=budget(60, 12),
             seed=7,
-            initial_fraction=0.2,
-            iteration_node_limit=500,
+            params=SolveParams.from_dict(
+                {"size.initial_fraction": 0.2, "sub_solve.node_limit": 500}
+            ),
         )
         for _ in range(2)
     ]
@@ -63,26 +77,26 @@ def test_same_seed_and_iteration_limit_repeat_exactly():
 
 
 def test_maximisation_reaches_the_knapsack_optimum():
-    result = solve(knapsack("maximize"), iteration_limit=10, **EXACT)
+    result = solve(knapsack("maximize"), stop=budget(60, 10), params=EXACT)
     assert result.objective == pytest.approx(23.0)
     assert result.solution == {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.0}
 
 
 def test_general_integers_and_continuous_variables():
-    result = solve(mixed_problem(), iteration_limit=10, **EXACT)
+    result = solve(mixed_problem(), stop=budget(60, 10), params=EXACT)
     assert result.objective == pytest.approx(-14.25)
     assert result.status == "optimal"
 
 
 def test_time_limit_is_kept_and_counts_everything():
-    result = solve(miplib("air05"), time_limit=3.0, seed=0)
+    result = solve(miplib("air05"), stop=3.0, seed=0)
     assert result.stop_reason == "time_limit"  # how late: benchmarks/test_run_control.py
     assert result.x is not None and result.feasibility.feasible
     assert result.trajectory[-1][0] <= result.runtime
 
 
 def test_plain_scip_method_gives_a_like_for_like_result():
-    result = solve(miplib("p0201"), method="scip", time_limit=30)
+    result = solve_scip(miplib("p0201"), stop=30)
     assert result.method == "scip" and result.selector is None and result.iterations == []
     assert result.status == "optimal" and result.objective == pytest.approx(7615)
     assert result.dual_bound == pytest.approx(7615)
@@ -133,7 +147,7 @@ def test_infeasible_problem_raises_a_typed_error(tmp_path):
     with pytest.raises(
         InfeasibleProblemError, match="infeasible.lp: SCIP proved the problem infeasible"
     ):
-        solve(path, time_limit=10)
+        solve(path, stop=10)
 
 
 def test_unbounded_problem_raises_a_typed_error(tmp_path):
@@ -141,11 +155,11 @@ def test_unbounded_problem_raises_a_typed_error(tmp_path):
         tmp_path / "unbounded.lp"
     )
     with pytest.raises(UnboundedProblemError, match="unbounded.lp"):
-        solve(path, time_limit=10)
+        solve(path, stop=10)
 
 
 def test_no_solution_within_the_budget_is_a_status_not_a_crash():
-    result = solve(miplib("air05"), time_limit=0.05)
+    result = solve(miplib("air05"), stop=0.05)
     assert result.status == "no_solution" and result.objective is None and result.x is None
 
 
@@ -154,23 +168,23 @@ def test_unknown_names_and_options_are_rejected():
         UnknownNameError, match=r"Could not resolve selector 'nope' among choices \[.*'random'"
     ):
         solve(miplib("p0201"), selector="nope")
-    with pytest.raises(UnknownNameError, match="method 'gurobi'"):
-        solve(miplib("p0201"), method="gurobi")
-    with pytest.raises(TypeError, match=r"unknown options \['bogus'\]"):
-        solve(miplib("p0201"), bogus=1)
+    with pytest.raises(UnknownNameError, match="sub_solve parameter 'bogus'"):
+        SolveParams.from_dict({"sub_solve": {"bogus": 1}})
+    with pytest.raises(TypeError, match="params: expected lns.SolveParams"):
+        solve(miplib("p0201"), params={"sub_solve": {"node_limit": 1}})
 
 
 def test_initial_solution_from_a_sol_file_and_out(tmp_path):
-    first = solve(miplib("p0201"), iteration_limit=2, out=tmp_path / "first.sol")
+    first = solve(miplib("p0201"), stop=budget(60, 2), out=tmp_path / "first.sol")
     problem = read_problem(miplib("p0201"))
     np.testing.assert_array_equal(read_sol(tmp_path / "first.sol", problem), first.x)
-    again = solve(miplib("p0201"), iteration_limit=3, initial_solution=tmp_path / "first.sol")
+    again = solve(miplib("p0201"), stop=budget(60, 3), initial_solution=tmp_path / "first.sol")
     assert again.trajectory[0][1] == first.objective
     assert again.iterations[0].objective_before == first.objective  # the search goes on from it
 
 
 def test_sol_file_is_readable_by_scip(tmp_path):
-    result = solve(miplib("p0201"), iteration_limit=2)
+    result = solve(miplib("p0201"), stop=budget(60, 2))
     result.write_sol(tmp_path / "best.sol")
     solver = ScipSubSolver(read_problem(miplib("p0201")))
     solution = solver.model.readSolFile(str(tmp_path / "best.sol"))
@@ -199,7 +213,7 @@ class _InterruptAfter(Callback):
 
 def test_interrupt_returns_the_best_solution_and_writes_out(tmp_path):
     result = solve(
-        miplib("air05"), time_limit=60, callbacks=[_InterruptAfter(3)], out=tmp_path / "best.sol"
+        miplib("air05"), stop=60, callbacks=[_InterruptAfter(3)], out=tmp_path / "best.sol"
     )
     assert result.stop_reason == "interrupted" and len(result.iterations) == 3
     assert result.x is not None and result.feasibility.feasible
@@ -207,7 +221,11 @@ def test_interrupt_returns_the_best_solution_and_writes_out(tmp_path):
 
 
 def test_iteration_records_and_dataframe():
-    result = solve(miplib("p0201"), iteration_limit=5, start="first")
+    result = solve(
+        miplib("p0201"),
+        stop=budget(60, 5),
+        params=SolveParams.from_dict({"start.strategy": "first"}),
+    )
     frame = result.to_dataframe()
     assert list(frame["iteration"]) == [0, 1, 2, 3, 4]
     assert set(frame.columns) >= {
@@ -228,5 +246,9 @@ def test_iteration_records_and_dataframe():
 
 
 def test_initial_time_limit_without_a_solution_searches_on():
-    result = solve(miplib("air05"), iteration_limit=1, initial_time_limit=0.01, time_limit=60)
+    result = solve(
+        miplib("air05"),
+        stop=budget(60, 1),
+        params=SolveParams.from_dict({"start.time_limit": 0.01}),
+    )
     assert result.x is not None and result.trajectory[0][0] > 0.01

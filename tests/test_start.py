@@ -15,11 +15,11 @@ import lns.api
 import lns.core.search.start
 import lns.core.solvers.cpsat.racer
 from helpers import KNAPSACK_VALUES, FakeSubSolver, knapsack, miplib, mixed_problem
-from lns import solve
+from lns import SolveParams, solve
 from lns.core.errors import UnknownNameError
 from lns.core.interrupt import InterruptGuard, active_guard
 from lns.core.problem.mip import read_problem
-from lns.core.search.config import LNSConfig
+from lns.core.search.params import StartParams
 from lns.core.search.result import Callback
 from lns.core.search.start import (
     StallRule,
@@ -28,7 +28,7 @@ from lns.core.search.start import (
     race_until_stall,
     solve_until_stall,
 )
-from lns.core.search.stop import StopReason
+from lns.core.search.stop import StopReason, budget
 from lns.core.solvers.cpsat.racer import CpSatProcess
 from lns.core.solvers.protocol import FoundSolution, SolveOutcome, SolveStatus, no_session
 from lns.core.solvers.scip.subsolver import ScipSubSolver
@@ -97,10 +97,10 @@ def test_lns_starts_from_the_best_start_solution():
     start, lns_solver = FakeSubSolver(schedule=SCHEDULE), FakeSubSolver(schedule=[])
     result = solve(
         knapsack(),
-        sub_solver=lns_solver,
-        iteration_limit=2,
-        time_limit=30,
-        start=stalling_start(start),
+        stop=budget(30, 2),
+        params=SolveParams.from_dict(
+            {"sub_solve.solver": lns_solver, "start.strategy": stalling_start(start)}
+        ),
     )
     np.testing.assert_array_equal(lns_solver.starts[0], SCHEDULE[-1][1])
     assert result.objective == 23.0
@@ -114,14 +114,18 @@ def test_solve_uses_the_feasibility_start_by_default(monkeypatch):
         return made[-1]
 
     monkeypatch.setattr(lns.api, "make_start", spy)
-    result = solve(knapsack(), iteration_limit=1, time_limit=30)
-    assert LNSConfig().start == "feasibility" and [m.name for m in made] == ["feasibility"]
+    result = solve(knapsack(), stop=budget(30, 1))
+    assert StartParams().strategy == "feasibility" and [m.name for m in made] == ["feasibility"]
     assert result.x is not None
 
 
 def test_first_start_keeps_the_first_solution():
     solver = FakeSubSolver(schedule=SCHEDULE)
-    result = solve(knapsack(), sub_solver=solver, iteration_limit=1, time_limit=30, start="first")
+    result = solve(
+        knapsack(),
+        stop=budget(30, 1),
+        params=SolveParams.from_dict({"sub_solve.solver": solver, "start.strategy": "first"}),
+    )
     np.testing.assert_array_equal(solver.starts[0], SCHEDULE[0][1])
     assert result.objective == 7.0
 
@@ -130,13 +134,17 @@ def test_runs_that_repeat_start_from_the_first_solution():
     start = make_start("improving", knapsack(), stall=StallRule())
     assert start.name == "improving"
     solver = FakeSubSolver(schedule=SCHEDULE)
-    solve(knapsack(), sub_solver=solver, iteration_limit=1, time_limit=30, iteration_node_limit=100)
+    solve(
+        knapsack(),
+        stop=budget(30, 1),
+        params=SolveParams.from_dict({"sub_solve.solver": solver, "sub_solve.node_limit": 100}),
+    )
     assert solver.solution_limits == [1]
 
 
 def test_an_unknown_start_names_the_choices():
-    with pytest.raises(UnknownNameError, match=r"start 'fastest' among choices \['cpsat', "):
-        LNSConfig(start="fastest")
+    with pytest.raises(UnknownNameError, match=r"strategy 'fastest' among choices \['cpsat', "):
+        StartParams(strategy="fastest")
 
 
 def test_cpsat_start_falls_back_on_a_mixed_problem():
@@ -155,7 +163,12 @@ class InterruptAtFirst(Callback):
 
 @pytest.mark.parametrize("start", ["improving", "feasibility", "race"])
 def test_interrupt_during_the_start_keeps_its_solution(start):
-    result = solve(miplib("air05"), time_limit=60, start=start, callbacks=[InterruptAtFirst()])
+    result = solve(
+        miplib("air05"),
+        stop=60,
+        callbacks=[InterruptAtFirst()],
+        params=SolveParams.from_dict({"start.strategy": start}),
+    )
     assert result.stop_reason == StopReason.INTERRUPTED
     assert result.x is not None and result.objective == result.trajectory[-1][1]
     assert len(result.iterations) == 0
@@ -179,7 +192,11 @@ def abandoning_start(task):
 
 
 def test_lns_goes_on_with_a_new_sub_solver_after_an_abandoned_start():
-    result = solve(knapsack(), iteration_limit=3, time_limit=30, start=abandoning_start)
+    result = solve(
+        knapsack(),
+        stop=budget(30, 3),
+        params=SolveParams.from_dict({"start.strategy": abandoning_start}),
+    )
     assert result.stop_reason != StopReason.SUB_SOLVER_ABANDONED
     assert len(result.iterations) == 3 and result.objective == 23.0
 
@@ -276,7 +293,9 @@ def test_race_start_races_cpsat_on_pure_integer_problems(monkeypatch, problem, k
 
     real_race = lns.core.search.start.race_until_stall
     monkeypatch.setattr(lns.core.search.start, "race_until_stall", spy)
-    result = solve(problem(), time_limit=20, start="race", iteration_limit=1)
+    result = solve(
+        problem(), stop=budget(20, 1), params=SolveParams.from_dict({"start.strategy": "race"})
+    )
     assert raced == kinds
     assert result.feasibility.feasible and result.stop_reason == "optimal"
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lns import Problem, solve
+from lns import InvalidArgumentError, Problem, SolveParams, solve, solve_scip
 from lns.core.search.stop import (
     AnyOf,
     Callback,
@@ -15,6 +15,7 @@ from lns.core.search.stop import (
     StopState,
     Target,
     TimeLimit,
+    budget,
 )
 
 
@@ -116,29 +117,37 @@ def knapsack30(seed: int = 0) -> Problem:
 
 def test_a_30_variable_knapsack_ends_optimal_before_its_time_limit():
     problem = knapsack30()
-    optimum = solve(problem, method="scip", time_limit=30).objective
-    result = solve(problem, time_limit=30, seed=0)
+    optimum = solve_scip(problem, stop=30).objective
+    result = solve(problem, stop=30, seed=0)
     assert result.status == "optimal" and result.stop_reason == "optimal"
     assert result.objective == pytest.approx(optimum) and result.feasibility.feasible
 
 
 def test_solve_stops_at_a_target_and_after_no_improvement():
     problem = knapsack30()
-    first = solve(problem, iteration_limit=1, seed=0, start="first").trajectory[0][1]
-    result = solve(problem, time_limit=30, seed=0, stop=Target(first), start="first")
+    first = solve(
+        problem,
+        stop=budget(60, 1),
+        seed=0,
+        params=SolveParams.from_dict({"start.strategy": "first"}),
+    ).trajectory[0][1]
+    result = solve(
+        problem,
+        stop=budget(30) | Target(first),
+        seed=0,
+        params=SolveParams.from_dict({"start.strategy": "first"}),
+    )
     assert result.stop_reason == "target" and result.iterations == []
     result = solve(
         problem,
-        time_limit=30,
+        stop=budget(30) | NoImprovement(iterations=1),
         seed=0,
-        stop=NoImprovement(iterations=1),
-        max_fraction=0.2,
-        start="first",
+        params=SolveParams.from_dict({"size.max_fraction": 0.2, "start.strategy": "first"}),
     )
     assert result.stop_reason in ("no_improvement", "optimal")
     assert all(r.improved for r in result.iterations[:-1]) and not result.iterations[-1].improved
 
 
 def test_solve_rejects_a_stop_that_is_not_a_rule():
-    with pytest.raises(TypeError, match="stop must be a stop rule"):
+    with pytest.raises(InvalidArgumentError, match="^stop=<function .* expected seconds > 0"):
         solve(knapsack30(), stop=lambda state: True)

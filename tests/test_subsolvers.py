@@ -284,15 +284,15 @@ def test_cpsat_solves_a_problem_with_a_fractional_objective_again_and_again():
 def test_sub_mip_settings_reach_the_lns_sub_solver_under_scip_params():
     from lns.api import named_sub_solver
     from lns.core.errors import UnknownNameError
-    from lns.core.search.config import LNSConfig
+    from lns.core.search.params import SubSolveParams
 
     problem = knapsack()
-    config = LNSConfig(sub_mip="fast", scip_params={"presolving/maxrestarts": 3})
-    model = named_sub_solver("scip", problem, config).model
+    sub_solve = SubSolveParams(sub_mip="fast", scip_params={"presolving/maxrestarts": 3})
+    model = named_sub_solver(problem, sub_solve).model
     assert model.getParam("constraints/linear/presolpairwise") is False  # from the preset
     assert model.getParam("heuristics/rins/freq") == -1
     assert model.getParam("presolving/maxrestarts") == 3  # scip_params go over the preset
-    default = named_sub_solver("scip", problem, LNSConfig(sub_mip="default")).model
+    default = named_sub_solver(problem, SubSolveParams(sub_mip="default")).model
     assert default.getParam("heuristics/rins/freq") != -1
     with pytest.raises(UnknownNameError, match="sub_mip"):
-        LNSConfig(sub_mip="fastest")
+        SubSolveParams(sub_mip="fastest")

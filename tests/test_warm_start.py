@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from helpers import miplib, mixed_problem
-from lns import SolutionFileError, solve
+from lns import SolutionFileError, SolveParams, solve
 from lns.core.search.result import Callback
+from lns.core.search.stop import budget
 from lns.core.solvers.protocol import SolveOutcome, SolveStatus
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
@@ -23,15 +24,14 @@ class _Sources(Callback):
         self.sources.append(improvement.source)
 
 
-def _start(start, **options):
+def _start(start):
     sources = _Sources()
     result = solve(
         mixed_problem(),
+        stop=budget(60, 0),
         initial_solution=start,
-        iteration_limit=0,
         seed=0,
         callbacks=[sources],
-        **options,
     )
     return result, sources.sources
 
@@ -115,11 +115,11 @@ def test_an_empty_sol_file_is_completed_by_a_solve_of_everything(tmp_path):
     sources = _Sources()
     result = solve(
         miplib("p0201"),
+        stop=budget(60, 0),
         initial_solution=path,
-        iteration_limit=0,
         seed=0,
-        iteration_time_limit=0.5,
         callbacks=[sources],
+        params=SolveParams.from_dict({"sub_solve.time_limit": 0.5}),
     )
     assert result.feasibility.feasible and set(sources.sources) == {"user"}
 

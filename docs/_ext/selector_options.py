@@ -36,11 +36,11 @@ def options_markdown(name: str) -> list[str]:
         lines += ["| setting | default |", "|---|---|"]
         lines += [f"| `{setting}` | `{default!r}` |" for setting, default in defaults.items()]
         setting, default = next(iter(defaults.items()))
-        python = f"solve('air05', selector={name!r}, selector_options={{{setting!r}: {default!r}}})"
+        python = f"solve('air05', make_selector({name!r}, {setting}={default!r}))"
         shell = f"lns-solve instance=air05 selector={name} selector.{setting}={_override(default)}"
     else:
         lines.append("It has no settings.")
-        python = f"solve('air05', selector={name!r})"
+        python = f"solve('air05', {name!r})"
         shell = f"lns-solve instance=air05 selector={name}"
     return [
         *lines,

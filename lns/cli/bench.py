@@ -18,6 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from lns.bench import compose_matrix, run_matrix, shard
 from lns.bench_store import BenchStore
 from lns.cli.common import hydra_app
+from lns.params import GROUPS
 
 log = logging.getLogger("lns")
 
@@ -32,7 +33,7 @@ def main(cfg: DictConfig) -> None:
         cfg.time_limit,
         instance_set=cfg.name,
         method_options=container["method_options"],
-        lns_options=container["lns"],
+        params={group: container[group] for group in GROUPS},
         variants=container.get("variants"),
     )
     part = shard(specs, cfg.shard, cfg.shards)

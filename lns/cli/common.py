@@ -16,6 +16,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from configs import CONFIG_DIR
 from lns.core.errors import LNSError
+from lns.params import GROUPS, SolveParams
 
 CONFIG_PATH = str(CONFIG_DIR)
 _ABSENT = object()
@@ -35,6 +36,13 @@ def exit_on_error(app: str):
         return wrapper
 
     return decorate
+
+
+def solve_params(cfg: DictConfig) -> SolveParams:
+    """The :class:`lns.params.SolveParams` of a composed config's groups (``size``, ``start``,
+    ``sub_solve``, ``loop``, ``portfolio``)."""
+    groups = {group: OmegaConf.to_container(cfg[group], resolve=True) for group in GROUPS}
+    return SolveParams.from_dict(groups)
 
 
 def hydra_app(app: str, config_name: str):

@@ -11,13 +11,14 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from instances.bundled import resolve_instance
-from lns.api import solve
-from lns.cli.common import hydra_app
+from lns.api import BASELINES, solve
+from lns.cli.common import hydra_app, solve_params
 from lns.cli.progress_bar import ProgressBar
 from lns.cli.signals import exit_after_stop_signal
 from lns.core.problem.solu_file import known_objective
 from lns.core.search.metrics import primal_gap
 from lns.core.search.result import Result
+from lns.core.search.stop import budget
 
 log = logging.getLogger("lns")
 
@@ -26,43 +27,35 @@ log = logging.getLogger("lns")
 @exit_after_stop_signal("lns-solve")
 def main(cfg: DictConfig) -> None:
     instance = resolve_instance(cfg.instance)
-    selector = instantiate(cfg.selector)
     optimum = cfg.optimum if cfg.optimum is not None else known_objective(instance)
-    # the LNS loop's settings (scip_params among them) are for LNS and plain SCIP, not for CP-SAT
-    options = (
-        cast(dict, OmegaConf.to_container(cfg.lns, resolve=True))  # a mapping node
-        if cfg.method != "cpsat"
-        else {}
-    )
     show_bar = cfg.progress == "bar" or (cfg.progress == "auto" and sys.stderr.isatty())
     bar = ProgressBar(cfg.time_limit, optimum) if show_bar else None
     with _showing(bar):
-        result = solve(
-            instance,
-            selector,
-            method=cfg.method,
-            time_limit=cfg.time_limit,
-            iteration_limit=cfg.iteration_limit,
-            seed=cfg.seed,
-            initial_solution=cfg.initial_solution,
-            out=cfg.out,
-            optimum=optimum,
-            callbacks=[bar] if bar else None,
-            workers=cfg.workers,
-            portfolio=_portfolio(cfg.portfolio),
-            **options,
-        )
+        result = _run(cfg, instance, optimum, [bar] if bar else None)
     print(_summary(result, optimum, cfg.out))
     if result.x is None:
         sys.exit(1)
 
 
-def _portfolio(value):
-    """``portfolio=`` of the command line: a name, or a mix (``'portfolio={lns: 1, cpsat: 1}'``)
-    as a plain dict."""
-    if isinstance(value, DictConfig):
-        return OmegaConf.to_container(value, resolve=True)
-    return value
+def _run(cfg: DictConfig, instance, optimum, callbacks) -> Result:
+    """The method of ``cfg.method`` on ``instance``: :func:`lns.api.solve` with the selector and
+    the parameter groups of ``cfg``, or a baseline with its own options; the budget of
+    ``time_limit`` and ``iteration_limit`` with the further rule ``cfg.stop``, if any."""
+    stop = budget(cfg.time_limit, cfg.iteration_limit)
+    if cfg.stop is not None:
+        stop = stop | instantiate(cfg.stop)
+    common = dict(
+        seed=cfg.seed,
+        initial_solution=cfg.initial_solution,
+        out=cfg.out,
+        optimum=optimum,
+        callbacks=callbacks,
+    )
+    options = cast(dict, OmegaConf.to_container(cfg.method, resolve=True))  # a mapping node
+    name = options.pop("name")
+    if name != "lns":
+        return BASELINES[name](instance, stop, **options, **common)
+    return solve(instance, instantiate(cfg.selector), stop, params=solve_params(cfg), **common)
 
 
 @contextlib.contextmanager

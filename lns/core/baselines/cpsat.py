@@ -1,9 +1,9 @@
 """OR-Tools CP-SAT on the whole problem: a baseline for the anytime benchmark.
 
-:func:`solve_cpsat` runs CP-SAT (on the model of :mod:`lns.core.solvers.cpsat.model`) within a
+:func:`run_cpsat` runs CP-SAT (on the model of :mod:`lns.core.solvers.cpsat.model`) within a
 time limit and offers every solution it reports to the run's
 :class:`lns.core.search.incumbent.Incumbent`, which checks it against the original problem and
-keeps the trajectory; ``solve(..., method="cpsat")`` builds the same
+keeps the trajectory; :func:`lns.api.solve_cpsat` builds the same
 :class:`lns.core.search.result.Result` from it as for LNS and plain SCIP. A problem the native model
 does not take (continuous variables, infinite bounds, coefficients that do not scale) is solved
 through OR-Tools' MIP interface to CP-SAT instead (:mod:`lns.core.baselines.cpsat_mip`).
@@ -28,7 +28,7 @@ from lns.core.solvers.cpsat.model import build_cpsat_model
 log = logging.getLogger("lns")
 
 
-def solve_cpsat(
+def run_cpsat(
     incumbent: Incumbent,
     *,
     time_limit: float,
@@ -125,6 +125,6 @@ def _recorder(cp_model, variables: list, incumbent: Incumbent):
         def on_solution_callback(self):
             found = time.perf_counter()
             x = np.array([self.value(v) for v in variables], dtype=float)
-            incumbent.offer(x, found, -1, 0, "cpsat")
+            incumbent.offer(x, found_at=found, source="cpsat")
 
     return Recorder()

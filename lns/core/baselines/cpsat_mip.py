@@ -48,7 +48,7 @@ def solve_cpsat_mip(
 ) -> StopReason:
     """Solve ``incumbent.problem`` with CP-SAT through ``model_builder``.
 
-    Parameters are those of :func:`lns.core.baselines.cpsat.solve_cpsat` (a solution the incumbent
+    Parameters are those of :func:`lns.core.baselines.cpsat.run_cpsat` (a solution the incumbent
     already holds is not passed on). The final solution is rejected, and the logged objectives
     with it, when it violates the original problem (CP-SAT's scaling of continuous variables
     can lose feasibility).
@@ -104,7 +104,7 @@ def solve_cpsat_mip(
         if solution_path.exists():
             found_at = reported[-1][0] if reported else time.perf_counter()
             x = _in_problem_order(problem, np.load(solution_path))
-            if x is not None and incumbent.offer(x, found_at, -1, 0, "cpsat"):
+            if x is not None and incumbent.offer(x, found_at=found_at, source="cpsat"):
                 incumbent.merge_reported(reported[:-1])
     guard = active_guard()
     if guard is not None and guard.requested:

@@ -141,5 +141,5 @@ class RateRule:
 
 
 RULES = {"stay": StayRule, "rate": RateRule}
-#: The rule of ``portfolio="auto"``.
+#: The rule of ``PortfolioParams(mix="auto")``.
 DEFAULT_RULE = "rate"

@@ -1,7 +1,8 @@
-"""Which workers a portfolio runs: ``solve(..., workers=, portfolio=)`` as a plan.
+"""Which workers a portfolio runs: :class:`lns.core.parallel.params.PortfolioParams`'s
+``workers`` and ``mix`` as a plan.
 
-- ``portfolio=None`` or ``"lns"``: ``workers`` LNS workers (the portfolio before worker kinds).
-- ``portfolio="auto"``: ``workers`` cores shared by an allocation rule
+- ``mix=None`` or ``"lns"``: ``workers`` LNS workers (the portfolio before worker kinds).
+- ``mix="auto"``: ``workers`` cores shared by an allocation rule
   (:mod:`lns.core.parallel.allocation`) among ``workers`` LNS workers and one worker of each
   other kind that can run (:data:`AUTO_ORDER`); with one worker there is nothing to share,
   and the sequential loop runs.
@@ -42,8 +43,8 @@ class Plan:
         return self.lns + len(self.kinds)
 
 
-def check_portfolio(portfolio, workers: int, deterministic: bool) -> int:
-    """``portfolio`` checked against the other arguments; the number of cores it uses.
+def check_portfolio(mix, workers: int, deterministic: bool) -> int:
+    """``mix`` checked against the other arguments; the number of cores it uses.
 
     Raises
     ------
@@ -51,23 +52,20 @@ def check_portfolio(portfolio, workers: int, deterministic: bool) -> int:
         An unknown name or kind, a mix whose total is not ``workers``, or another kind than LNS
         in deterministic mode (their searches are timed, so a run would not repeat).
     """
-    if portfolio is None or portfolio == "lns":
+    if mix is None or mix == "lns":
         return workers
-    if isinstance(portfolio, str):
-        if portfolio.startswith("auto_") and portfolio[5:] in RULES:
-            portfolio = "auto"
-        if portfolio != "auto":
-            raise UnknownNameError("portfolio", portfolio, (*NAMED, *(f"auto_{r}" for r in RULES)))
+    if isinstance(mix, str):
+        name = "auto" if mix.startswith("auto_") and mix[5:] in RULES else mix
+        if name != "auto":
+            raise UnknownNameError("mix", mix, (*NAMED, *(f"auto_{r}" for r in RULES)))
         mix_total, other = workers, True
     else:
-        mix_total, other = _check_mix(dict(portfolio)), any(k != "lns" for k in portfolio)
+        mix_total, other = _check_mix(dict(mix)), any(k != "lns" for k in mix)
     if workers not in (1, mix_total):
-        raise InvalidArgumentError(
-            f"workers={workers} but portfolio={portfolio!r} has {mix_total} workers"
-        )
+        raise InvalidArgumentError(f"workers={workers} but mix={mix!r} has {mix_total} workers")
     if deterministic and other and mix_total > 1:
         raise InvalidArgumentError(
-            f"portfolio={portfolio!r}: deterministic=True takes LNS workers only (the other "
+            f"mix={mix!r}: deterministic=True takes LNS workers only (the other "
             f"kinds' searches are timed, so a run would not repeat)"
         )
     return mix_total
@@ -76,27 +74,27 @@ def check_portfolio(portfolio, workers: int, deterministic: bool) -> int:
 def _check_mix(mix: dict) -> int:
     for kind, count in mix.items():
         if kind not in KINDS:
-            raise UnknownNameError("portfolio kind", kind, tuple(KINDS))
+            raise UnknownNameError("mix kind", kind, tuple(KINDS))
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise InvalidArgumentError(f"portfolio[{kind!r}]={count!r}: expected an integer >= 0")
+            raise InvalidArgumentError(f"mix[{kind!r}]={count!r}: expected an integer >= 0")
     if mix.get("lns", 0) < 1:
         raise InvalidArgumentError(
-            f"portfolio={mix!r}: a portfolio needs at least one LNS worker (it finds the start)"
+            f"mix={mix!r}: a portfolio needs at least one LNS worker (it finds the start)"
         )
     return sum(mix.values())
 
 
-def make_plan(portfolio, workers: int, problem: Problem) -> Plan:
-    """The plan of a checked ``portfolio`` on ``workers`` cores for ``problem``; a kind that
+def make_plan(mix, workers: int, problem: Problem) -> Plan:
+    """The plan of a checked ``mix`` on ``workers`` cores for ``problem``; a kind that
     cannot run here is left out with one line of log saying why."""
-    if portfolio is None or portfolio == "lns":
+    if mix is None or mix == "lns":
         return Plan(workers)
-    if isinstance(portfolio, str):
-        rule = portfolio[5:] if portfolio.startswith("auto_") else DEFAULT_RULE
+    if isinstance(mix, str):
+        rule = mix[5:] if mix.startswith("auto_") else DEFAULT_RULE
         auto = tuple(kind for kind in AUTO_ORDER if _runs(kind, problem))
         return Plan(workers, auto, rule, workers)
     kinds: list = []
-    for kind, count in portfolio.items():
+    for kind, count in mix.items():
         if kind != "lns" and _runs(kind, problem):
             kinds += [kind] * count
     lns = workers - len(kinds)  # a kind left out gives its cores to LNS

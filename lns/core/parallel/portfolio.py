@@ -49,9 +49,9 @@ from lns.core.parallel.kinds.protocol import WorkerSpec
 from lns.core.parallel.spawn_main import main_module_skipped, refers_to_main
 from lns.core.parallel.worker import worker_main
 from lns.core.problem.mip import Problem
-from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.loop import stop_state
+from lns.core.search.params import LoopParams, SizeParams, SubSolveParams
 from lns.core.search.result import WorkerStats
 from lns.core.search.stop import Stop, StopReason, StopState
 
@@ -84,9 +84,8 @@ class Portfolio:
         (:meth:`lns.core.search.selection.Selector.share_statistics`): the bandit of
         ``selector="adaptive"`` then learns from every worker's plays.
     make_sub_solver : callable
-        ``(problem, config) -> SubSolver``, called in each LNS worker; it must be picklable (a
-        module-level function or a :func:`functools.partial` of one).
-    config : LNSConfig
+        ``(problem, sub_solve) -> SubSolver``, called in each LNS worker; it must be picklable
+        (a module-level function or a :func:`functools.partial` of one).
     seed : int
     stop : Stop
         Asked by each worker with its own iteration count (so ``MaxIterations`` limits each
@@ -105,6 +104,8 @@ class Portfolio:
         workers run at once, worker 0 throughout, the others by turns.
     cores : int, optional
         With ``rule``: the workers running at once (default: all of them).
+    size, sub_solve, loop : SizeParams, SubSolveParams, LoopParams, optional
+        The workers' settings (default: each group's defaults).
     early : bool
         With ``background_start``: the workers of other kinds than LNS start at once, without
         an incumbent (:mod:`lns.core.parallel.early`); :meth:`take_early` offers what they
@@ -124,7 +125,6 @@ class Portfolio:
         selectors: list,
         make_sub_solver,
         *,
-        config: LNSConfig,
         seed: int,
         stop: Stop,
         started: float,
@@ -134,6 +134,9 @@ class Portfolio:
         cores: int | None = None,
         background_start: bool = False,
         early: bool = False,
+        size: SizeParams | None = None,
+        sub_solve: SubSolveParams | None = None,
+        loop: LoopParams | None = None,
     ):
         if (kinds or rule) and sync_every is not None:
             raise ValueError(
@@ -146,7 +149,9 @@ class Portfolio:
             for selector in {id(selector): selector for selector in selectors}.values():
                 selector.share_statistics(self.context)
         plan = [(selector, "lns") for selector in selectors] + [(None, kind) for kind in kinds]
-        self.specs = _specs(problem, plan, make_sub_solver, config, seed, stop, started, sync_every)
+        groups = {"size": size, "sub_solve": sub_solve, "loop": loop}
+        common = dict(problem=problem, stop=stop, started=started, sync_every=sync_every)
+        self.specs = _specs(plan, seed, groups, dict(common, make_sub_solver=make_sub_solver))
         self.problem, self.stop, self.sync_every = problem, stop, sync_every
         self.allocation = _allocation(len(plan), rule, cores)
         self.outbox = self.context.Queue()
@@ -161,11 +166,8 @@ class Portfolio:
         self._all_started = threading.Event()
         self._closing = threading.Event()
         others = [spec.worker for spec in self.specs if spec.kind_name != "lns"]
-        self.early = (
-            EarlyStart(self.outbox, self.inboxes, others)
-            if early and others and background_start
-            else None
-        )
+        wanted = early and others and background_start
+        self.early = EarlyStart(self.outbox, self.inboxes, others) if wanted else None
         self.early_improvements = [0] * len(self.specs)
         self.early_messages: list = []
 
@@ -243,7 +245,7 @@ class Portfolio:
                 self.early_messages.append(message)
                 continue
             worker, x, _, found_at, *_ = message[1:]
-            if incumbent.offer(x, found_at, -1, 0, self.source(worker)):
+            if incumbent.offer(x, found_at=found_at, source=self.source(worker)):
                 self.early_improvements[worker] += 1
 
     def run(self, incumbent: Incumbent) -> tuple[list, StopReason]:
@@ -391,7 +393,8 @@ class _Exchange:
 
     def _on_found(self, worker, x, objective, found_at, iteration, size, arm) -> None:
         incumbent, before = self.incumbent, self.incumbent.objective
-        if incumbent.offer(x, found_at, iteration, size, self._source(worker, arm)):
+        source = self._source(worker, arm)
+        if incumbent.offer(x, found_at=found_at, source=source, iteration=iteration, size=size):
             self.improvements[worker] += 1
             if self.portfolio.allocation is not None:
                 self.portfolio.allocation.credit(worker, _gain(before, incumbent.objective))
@@ -444,7 +447,7 @@ class _Exchange:
 
     def _offer(self, worker: int, x, objective) -> None:
         if self.portfolio.problem.is_better(objective, self.incumbent.objective, 0.0):
-            if self.incumbent.offer(x, time.perf_counter(), -1, 0, self._source(worker)):
+            if self.incumbent.offer(x, found_at=time.perf_counter(), source=self._source(worker)):
                 self.improvements[worker] += 1
 
     def _source(self, worker: int, arm: str | None = None) -> str:
@@ -485,25 +488,29 @@ class _Exchange:
 def _unreported(spec: WorkerSpec, reason: str, improvements: int = 0) -> WorkerStats:
     """The statistics of a worker that did not report (``"crashed"``, or ``"killed"`` when it
     did not end in time after the run); its iterations and times are unknown (0)."""
-    return WorkerStats(spec.worker, spec.name, 0, improvements, 0.0, 0.0, reason, spec.kind_name)
+    return WorkerStats(
+        worker=spec.worker,
+        selector=spec.name,
+        stop_reason=reason,
+        improvements=improvements,
+        kind=spec.kind_name,
+    )
 
 
-def _specs(problem, plan, make_sub_solver, config, seed, stop, started, sync_every) -> list:
-    """The :class:`WorkerSpec` of each ``(selector, kind)`` of ``plan``, with its own seed."""
+def _specs(plan: list, seed: int, groups: dict, common: dict) -> list:
+    """The :class:`WorkerSpec` of each ``(selector, kind)`` of ``plan``, with its own seed, the
+    parameter ``groups`` given (``None``: the group's defaults) and the fields of ``common``."""
     seeds = np.random.SeedSequence(seed).spawn(len(plan))
+    given = {name: group for name, group in groups.items() if group is not None}
     return [
         WorkerSpec(
-            i,
-            problem,
-            selector,
-            make_sub_solver,
-            config,
-            seeds[i],
-            stop,
-            started,
-            os.getpid(),
-            sync_every,
-            kind,
+            worker=i,
+            seed=seeds[i],
+            parent=os.getpid(),
+            kind=kind,
+            selector=selector,
+            **given,
+            **common,
         )
         for i, (selector, kind) in enumerate(plan)
     ]

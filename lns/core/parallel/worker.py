@@ -33,7 +33,9 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
         worker = worker_class(spec.kind)(spec, inbox, outbox)
     except KindUnavailable as error:
         outbox.put(("unavailable", spec.worker, str(error)))
-        stats = WorkerStats(spec.worker, spec.name, 0, 0, 0.0, 0.0, "unavailable", spec.kind_name)
+        stats = WorkerStats(
+            worker=spec.worker, selector=spec.name, stop_reason="unavailable", kind=spec.kind_name
+        )
         outbox.put(("done", spec.worker, [], stats, None, None))
         return
     records, reason = worker.run()
@@ -42,16 +44,15 @@ def worker_main(spec: WorkerSpec, inbox, outbox) -> None:
     if spec.sync_every is None:
         worker.share(len(records) - 1)
     stats = WorkerStats(
-        spec.worker,
-        spec.name,
-        len(records) + worker.solves,
-        0,
-        worker.held(),
-        worker.exchange_time,
-        str(reason),
-        spec.kind_name,
-        worker.found,
-        worker.received,
+        worker=spec.worker,
+        selector=spec.name,
+        stop_reason=str(reason),
+        iterations=len(records) + worker.solves,
+        time=worker.held(),
+        exchange_time=worker.exchange_time,
+        kind=spec.kind_name,
+        found=worker.found,
+        received=worker.received,
     )
     incumbent = worker.incumbent
     outbox.put(("done", spec.worker, records, stats, incumbent.x, incumbent.objective))

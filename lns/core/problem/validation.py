@@ -140,15 +140,15 @@ def check_integer(
         raise InvalidArgumentError(f"{name}={value!r} is invalid: {allowed}")
 
 
-def check_run_arguments(*, time_limit, iteration_limit, seed, optimum=None) -> None:
+def check_run_arguments(*, seconds, seed, optimum=None) -> None:
     """Check the arguments of a run (:func:`lns.api.solve`) before anything is read.
 
-    ``time_limit`` must be positive seconds; ``None`` or ``inf`` mean no limit. Zero is refused
-    rather than read as "return at once": a run that may not spend any time cannot even read the
-    problem, so it could only return no solution, which hides the mistake. ``iteration_limit`` is
-    ``None`` or an integer >= 0 (0: the first solution only), ``seed`` a non-negative integer
-    (``None`` is refused: one seed must drive every random choice), ``optimum`` ``None`` or a finite
-    number.
+    ``seconds``, a budget given as a number (``solve(..., stop=60)``), must be positive;
+    ``None`` (the default budget) and ``inf`` (no limit) pass. Zero is refused rather than read
+    as "return at once": a run that may not spend any time cannot even read the problem, so it
+    could only return no solution, which hides the mistake. ``seed`` is a non-negative integer
+    (``None`` is refused: one seed must drive every random choice), ``optimum`` ``None`` or a
+    finite number.
 
     Raises
     ------
@@ -156,20 +156,13 @@ def check_run_arguments(*, time_limit, iteration_limit, seed, optimum=None) -> N
         One line naming the parameter, the value given and what is allowed.
     """
     check_real(
-        "time_limit",
-        time_limit,
-        "expected seconds > 0, or None (or inf) for no limit",
+        "stop",
+        seconds,
+        "expected seconds > 0 (inf: no limit), a stop rule, or None (the default budget)",
         low=0,
         low_open=True,
         none_ok=True,
         infinite_ok=True,
-    )
-    check_integer(
-        "iteration_limit",
-        iteration_limit,
-        "expected an integer >= 0, or None for no limit",
-        low=0,
-        none_ok=True,
     )
     check_integer("seed", seed, "expected an integer >= 0", low=0)
     check_real("optimum", optimum, "expected a finite number, or None", none_ok=True)

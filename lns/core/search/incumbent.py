@@ -100,25 +100,36 @@ class Incumbent:
     def offer_found(self, found, source: str = "initial") -> bool:
         """Offer a :class:`lns.core.solvers.protocol.FoundSolution` of a solve of the whole
         problem."""
-        return self.offer(found.x, found.time, -1, 0, source, change=found.change)
+        return self.offer(found.x, found_at=found.time, source=source, change=found.change)
 
     def offer(
         self,
         x: np.ndarray,
+        *,
         found_at: float,
-        iteration: int,
-        size: int,
         source: str,
+        iteration: int = -1,
+        size: int = 0,
         change: Change | None = None,
     ) -> bool:
         """Keep ``x`` if the acceptance takes it and it is feasible; return whether it was kept.
 
-        ``found_at`` is the ``time.perf_counter()`` of the find, ``iteration`` and ``size`` the
-        LNS iteration and its neighborhood size (-1 and 0 outside the loop), ``source`` a word
-        for the records (``"initial"``, ``"user"``, ``"selector"``, ``"subsolve"``, ``"cpsat"``),
-        ``change`` how ``x`` differs from the point it was found from: when that point is the
-        incumbent or one before it (so known feasible), ``x`` (rounded already) is checked on
-        what changed alone.
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The candidate, in the problem's variable order.
+        found_at : float
+            ``time.perf_counter()`` when it was found.
+        source : str
+            A word for the records: ``"initial"``, ``"user"``, ``"selector"``, ``"subsolve"``,
+            ``"cpsat"``, ...
+        iteration, size : int
+            The LNS iteration that found it and its neighborhood size; the defaults, -1 and 0,
+            mean a solution found outside the loop (a start, a solve of the whole problem).
+        change : Change, optional
+            How ``x`` differs from the point it was found from: when that point is the
+            incumbent or one before it (so known feasible), ``x`` (rounded already) is checked
+            on what changed alone.
         """
         problem = self.problem
         if change is None or not any(change.base is kept for kept in (self.x, *self.history)):
@@ -147,7 +158,16 @@ class Incumbent:
             # A portfolio's main process takes the workers' solutions in the order they arrive,
             # which may differ by milliseconds from the order they were found.
             elapsed = max(found_at - self.started, self.trajectory[-1][0] if self.trajectory else 0)
-            self._improved(Improvement(elapsed, objective, iteration, size, source), found_at)
+            self._improved(
+                Improvement(
+                    time=elapsed,
+                    objective=objective,
+                    iteration=iteration,
+                    neighborhood_size=size,
+                    source=source,
+                ),
+                found_at,
+            )
         return True
 
     def adopt(self, x: np.ndarray, objective: float, iteration: int) -> None:

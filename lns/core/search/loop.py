@@ -25,9 +25,9 @@ import numpy as np
 from lns.core.errors import UnboundedProblemError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
-from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.neighborhood_size import AdaptiveSize
+from lns.core.search.params import LoopParams, SizeParams, SubSolveParams
 from lns.core.search.result import Callback, IterationRecord
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.search.stop import Stop, StopReason, StopState
@@ -44,15 +44,15 @@ def as_status(value) -> SolveStatus:
         return SolveStatus.OTHER
 
 
-def size_rule_of(problem: Problem, config: LNSConfig) -> AdaptiveSize:
-    """The adaptive size rule with the settings of ``config``."""
+def size_rule_of(problem: Problem, params: SizeParams) -> AdaptiveSize:
+    """The adaptive size rule of ``problem`` with the settings of ``params``."""
     return AdaptiveSize(
         len(problem.integer_indices),
-        config.initial_fraction,
-        config.growth,
-        config.max_fraction,
-        config.shrink,
-        config.min_size,
+        params.initial_fraction,
+        params.growth,
+        params.max_fraction,
+        params.shrink,
+        params.min_size,
     )
 
 
@@ -75,11 +75,12 @@ def run_lns(
     sub_solver: SubSolver,
     incumbent: Incumbent,
     *,
-    config: LNSConfig,
     rng: np.random.Generator,
     stop: Stop,
     callbacks: list[Callback],
     size_rule: AdaptiveSize | None = None,
+    sub_solve: SubSolveParams | None = None,
+    loop: LoopParams | None = None,
     exchange: Callable[[int], StopReason | None] | None = None,
 ) -> tuple[list, StopReason]:
     """Improve ``incumbent`` until ``stop`` fires, optimality is proven, or Ctrl-C.
@@ -92,9 +93,6 @@ def run_lns(
         Solves each sub-problem (the integer variables outside the neighborhood fixed).
     incumbent : Incumbent
         Holds a first feasible solution; every solution found is offered to it.
-    config : LNSConfig
-        Per-iteration limits (``iteration_time_limit``, ``iteration_node_limit``) and
-        ``max_failures``; the size rule's settings when ``size_rule`` is not given.
     rng : numpy.random.Generator
         Drives the selector and the sub-solver's seeds.
     stop : Stop
@@ -102,7 +100,13 @@ def run_lns(
     callbacks : list of Callback
         ``on_selection`` and ``on_iteration`` hooks.
     size_rule : AdaptiveSize, optional
-        Default: :func:`size_rule_of` ``(problem, config)``.
+        Default: :func:`size_rule_of` with the defaults of :class:`SizeParams`.
+    sub_solve : SubSolveParams, optional
+        Each sub-solve's limits (``time_limit``, ``node_limit``); its other fields are the
+        sub-solver's own, already built. Default: :class:`SubSolveParams`'s defaults.
+    loop : LoopParams, optional
+        ``max_failures``; ``history_length`` and ``improvement_tol`` are the incumbent's, already
+        built. Default: :class:`LoopParams`'s defaults.
     exchange : callable, optional
         Called before each iteration with the number of iterations done; it may change the
         incumbent (a portfolio worker shares its solutions and takes the others' there, see
@@ -113,8 +117,19 @@ def run_lns(
     records : list of IterationRecord
     stop_reason : StopReason
     """
-    parts = (problem, selector, sub_solver, incumbent, config, rng, stop, callbacks)
-    search = _Search(*parts, size_rule or size_rule_of(problem, config), exchange)
+    search = _Search(
+        problem,
+        selector,
+        sub_solver,
+        incumbent,
+        rng,
+        stop,
+        callbacks,
+        size_rule=size_rule or size_rule_of(problem, SizeParams()),
+        sub_solve=sub_solve or SubSolveParams(),
+        max_failures=(loop or LoopParams()).max_failures,
+        exchange=exchange,
+    )
     try:
         selector.setup(problem)
         with sub_solver.session():
@@ -132,11 +147,12 @@ class _Search:
     selector: Selector
     sub_solver: SubSolver
     incumbent: Incumbent
-    config: LNSConfig
     rng: np.random.Generator
     stop: Stop
     callbacks: list[Callback]
     size_rule: AdaptiveSize
+    sub_solve: SubSolveParams
+    max_failures: int
     exchange: Callable[[int], StopReason | None] | None = None
     records: list = field(default_factory=list)
     failures: int = 0
@@ -174,7 +190,11 @@ class _Search:
         size = len(neighborhood.free)
         arm = neighborhood.info.get("arm")  # the adaptive selector's choice, for progress lines
         improved = neighborhood.solution is not None and self.incumbent.offer(
-            neighborhood.solution, time.perf_counter(), iteration, size, _source("selector", arm)
+            neighborhood.solution,
+            found_at=time.perf_counter(),
+            source=_source("selector", arm),
+            iteration=iteration,
+            size=size,
         )
         fixed_mask = self.problem.integer_mask.copy()
         fixed_mask[neighborhood.free] = False
@@ -182,21 +202,21 @@ class _Search:
         if time_left <= 0:
             return self.stop.fired(stop_state(self.incumbent, iteration)) or StopReason.TIME_LIMIT
         status, solve_time, found = self._sub_solve(iteration, neighborhood, fixed_mask, time_left)
-        if self.failures >= self.config.max_failures:
+        if self.failures >= self.max_failures:
             return StopReason.FAILURES
         improved |= found
         record = IterationRecord(
-            iteration,
-            self.selector.name,
-            size,
-            target,
-            status,
-            select_time,
-            solve_time,
-            before,
-            self._current()[1],
-            improved,
-            self.incumbent.elapsed(),
+            iteration=iteration,
+            selector=self.selector.name,
+            neighborhood_size=size,
+            target_size=target,
+            status=status,
+            select_time=select_time,
+            solve_time=solve_time,
+            objective_before=before,
+            objective_after=self._current()[1],
+            improved=improved,
+            time=self.incumbent.elapsed(),
         )
         self.records.append(record)
         self.selector.update(record)
@@ -236,17 +256,22 @@ class _Search:
         def offer(found):
             accepted.append(
                 self.incumbent.offer(
-                    found.x, found.time, iteration, size, source, change=found.change
+                    found.x,
+                    found_at=found.time,
+                    source=source,
+                    iteration=iteration,
+                    size=size,
+                    change=found.change,
                 )
             )
 
         try:
             outcome: SolveOutcome = self.sub_solver.solve(
-                time_limit=min(self.config.iteration_time_limit, time_left),
+                time_limit=min(self.sub_solve.time_limit, time_left),
                 seed=int(self.rng.integers(SEED_BOUND)),
                 fixed=np.flatnonzero(fixed_mask),
                 start=self.incumbent.x,
-                node_limit=self.config.iteration_node_limit,
+                node_limit=self.sub_solve.node_limit,
                 on_found=offer,
             )
         except Exception as error:  # a failing sub-solve must not lose the incumbent

@@ -22,7 +22,7 @@ class Status:
     NO_SOLUTION = "no_solution"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Improvement:
     """A new incumbent.
 
@@ -47,9 +47,9 @@ class Improvement:
     source: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IterationRecord:
-    """Statistics of one LNS iteration.
+    """Statistics of one LNS iteration (built by keyword).
 
     Attributes
     ----------
@@ -82,9 +82,11 @@ class IterationRecord:
     time: float
 
 
-@dataclass
+@dataclass(kw_only=True)
 class WorkerStats:
-    """What one worker of a portfolio run did (:mod:`lns.core.parallel.portfolio`).
+    """What one worker of a portfolio run did (:mod:`lns.core.parallel.portfolio`), built by
+    keyword; the counts and times of a worker that did not report (it crashed, or its kind
+    could not run) are left at 0.
 
     Attributes
     ----------
@@ -116,11 +118,11 @@ class WorkerStats:
 
     worker: int
     selector: str
-    iterations: int
-    improvements: int
-    time: float
-    exchange_time: float
     stop_reason: str
+    iterations: int = 0
+    improvements: int = 0
+    time: float = 0.0
+    exchange_time: float = 0.0
     kind: str = "lns"
     found: int = 0
     received: int = 0

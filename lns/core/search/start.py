@@ -49,7 +49,7 @@ from typing import Protocol
 from lns.core.errors import UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
-from lns.core.search.config import STARTS
+from lns.core.search.params import STARTS
 from lns.core.solvers.protocol import (
     FoundSolution,
     OnFound,
@@ -471,7 +471,7 @@ def _less_time(task: StartTask, began: float) -> StartTask:
 def make_start(
     name: str, problem: Problem, *, stall: StallRule, solution_limit: int = 1
 ) -> StartStrategy:
-    """The start strategy named ``name`` (one of :data:`~lns.core.search.config.STARTS`) for
+    """The start strategy named ``name`` (one of :data:`~lns.core.search.params.STARTS`) for
     ``problem``.
 
     ``"cpsat"`` on a problem with continuous variables falls back to ``"improving"``.
@@ -479,7 +479,7 @@ def make_start(
     Raises
     ------
     UnknownNameError
-        ``name`` is not in :data:`~lns.core.search.config.STARTS`.
+        ``name`` is not in :data:`~lns.core.search.params.STARTS`.
     """
     if name not in STARTS:
         raise UnknownNameError("start", name, STARTS)

@@ -7,8 +7,8 @@ fired (:meth:`Stop.fired`), as the stopping criteria of the ``alns`` package
 
     stop = NoImprovement(seconds=20) | Target(1500) | MaxIterations(400)
 
-The time and iteration limits of :func:`lns.solve` are such rules too, combined with the
-one passed as ``solve(..., stop=...)``.
+The budget of :func:`lns.solve` is such a rule: ``solve(..., stop=60)`` is
+``stop=budget(60)``, a :class:`MaxRuntime` that keeps :data:`DEADLINE_MARGIN` in hand.
 """
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ import enum
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from lns.core.problem.validation import check_integer, check_real
+
+#: Seconds a time budget (:func:`budget`) keeps in hand before its deadline, so that the run ends
+#: within it.
+DEADLINE_MARGIN = 0.05
 
 
 class StopReason(str, enum.Enum):
@@ -111,23 +117,32 @@ class AnyOf(Stop):
 
 
 class MaxRuntime(Stop):
-    """Stop once ``seconds`` of wall-clock time have passed since the run started."""
+    """Stop once ``seconds`` of wall-clock time, less ``margin``, have passed since the run
+    started.
+
+    ``margin`` is time kept in hand for the run's last steps (stopping the solver, checking and
+    writing the best solution), so that a run with a budget of ``seconds`` ends within it.
+    """
 
     reason = StopReason.TIME_LIMIT
 
-    def __init__(self, seconds: float):
-        if not seconds >= 0:
-            raise ValueError(f"MaxRuntime: seconds must be >= 0, got {seconds}")
-        self.seconds = float(seconds)
+    def __init__(self, seconds: float, margin: float = 0.0):
+        if not seconds >= 0 or not margin >= 0:
+            raise ValueError(
+                f"MaxRuntime: seconds and margin must be >= 0, got {seconds}, {margin}"
+            )
+        self.seconds, self.margin = float(seconds), float(margin)
+        self.deadline = max(0.0, self.seconds - self.margin)
 
     def __call__(self, state: StopState) -> bool:
-        return state.elapsed >= self.seconds
+        return state.elapsed >= self.deadline
 
     def remaining(self, state: StopState) -> float:
-        return self.seconds - state.elapsed
+        return self.deadline - state.elapsed
 
     def __repr__(self) -> str:
-        return f"MaxRuntime({self.seconds:g})"
+        margin = f", margin={self.margin:g}" if self.margin else ""
+        return f"MaxRuntime({self.seconds:g}{margin})"
 
 
 TimeLimit = MaxRuntime
@@ -203,3 +218,52 @@ class Callback(Stop):
 
     def __repr__(self) -> str:
         return f"Callback({self.function!r})"
+
+
+def budget(time_limit: float | None = None, iteration_limit: int | None = None) -> AnyOf:
+    """The rule of a run's budget: ``time_limit`` seconds of wall-clock time, reading the problem
+    included (:class:`MaxRuntime` with :data:`DEADLINE_MARGIN` in hand; ``None`` or ``inf``: no
+    time limit), and ``iteration_limit`` iterations (``None``: no limit), whichever comes first.
+
+    ``solve(..., stop=60)`` is ``stop=budget(60)``; the command line's ``time_limit`` and
+    ``iteration_limit`` are ``budget(time_limit, iteration_limit)``.
+
+    Raises
+    ------
+    lns.core.errors.InvalidArgumentError
+        ``time_limit`` not positive (zero included: a run that may not spend any time could only
+        return no solution), or ``iteration_limit`` not an integer >= 0.
+    """
+    check_real(
+        "time_limit",
+        time_limit,
+        "expected seconds > 0, or None (or inf) for no limit",
+        low=0,
+        low_open=True,
+        none_ok=True,
+        infinite_ok=True,
+    )
+    check_integer(
+        "iteration_limit",
+        iteration_limit,
+        "expected an integer >= 0, or None for no limit",
+        low=0,
+        none_ok=True,
+    )
+    rules: list[Stop] = []
+    if iteration_limit is not None:
+        rules.append(MaxIterations(iteration_limit))
+    if time_limit is not None and not math.isinf(time_limit):
+        rules.append(MaxRuntime(time_limit, margin=DEADLINE_MARGIN))
+    return AnyOf(*rules)
+
+
+def time_limit_of(rule: Stop) -> float | None:
+    """The seconds of the tightest :class:`MaxRuntime` in ``rule`` (``None``: no time limit),
+    the time limit a run's result reports."""
+    if isinstance(rule, MaxRuntime):
+        return rule.seconds
+    if isinstance(rule, AnyOf):
+        limits = [limit for r in rule.rules if (limit := time_limit_of(r)) is not None]
+        return min(limits, default=None)
+    return None

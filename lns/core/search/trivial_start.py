@@ -80,7 +80,7 @@ class TrivialFirst:
     then : StartStrategy
         The strategy it stands in for (its name is this one's).
     share : float
-        The share of the time limit the start may take (``LNSConfig.start_max_share``).
+        The share of the time limit the start may take (``StartParams.max_share``).
     """
 
     then: StartStrategy

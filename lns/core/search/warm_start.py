@@ -139,7 +139,7 @@ def warm_start(
     x, where = read_start(start, problem)
     assigned = ~np.isnan(x)
     if assigned.all() and problem.check(x).feasible:
-        return incumbent.offer(x, time.perf_counter(), -1, 0, "user")
+        return incumbent.offer(x, found_at=time.perf_counter(), source="user")
     reason = conflict(problem, x)
     if reason is None and solver is None:
         reason = "this method takes complete starts only"
@@ -153,7 +153,7 @@ def warm_start(
             fixed=fixed,
             start=values,
             node_limit=node_limit,
-            on_found=lambda found: incumbent.offer(found.x, found.time, -1, 0, "user"),
+            on_found=lambda found: incumbent.offer(found.x, found_at=found.time, source="user"),
         )
         if incumbent.x is not None:
             log.info(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from lns.core.parallel.kinds.protocol import KindWorker
-from lns.core.search.loop import run_lns
+from lns.core.search.loop import run_lns, size_rule_of
 from lns.core.search.result import Callback
 from lns.core.search.stop import StopReason
 
@@ -20,7 +20,7 @@ class LnsWorker(KindWorker, Callback):
     def prepare(self) -> None:
         make_sub_solver = self.spec.make_sub_solver
         assert make_sub_solver is not None, "an LNS worker's spec has a sub-solver"
-        self.sub_solver = make_sub_solver(self.spec.problem, self.spec.config)
+        self.sub_solver = make_sub_solver(self.spec.problem, self.spec.sub_solve)
 
     def interrupt(self) -> None:
         if self.told is not None:  # a pause waits for the iteration's end
@@ -34,10 +34,12 @@ class LnsWorker(KindWorker, Callback):
             spec.selector,
             self.sub_solver,
             self.incumbent,
-            config=spec.config,
             rng=rng,
             stop=spec.stop,
             callbacks=[self],
+            size_rule=size_rule_of(spec.problem, spec.size),
+            sub_solve=spec.sub_solve,
+            loop=spec.loop,
             exchange=self.exchange,
         )
 

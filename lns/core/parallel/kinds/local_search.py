@@ -3,7 +3,7 @@ package (the optional extra ``localsearch``), started from the shared incumbent 
 from the newest one.
 
 Local-MIP's Python interface runs a search to its end and reports only its best solution then,
-so the worker (and the ``localmip`` baseline, :func:`solve_local_mip`) runs it in slices:
+so the worker (and the ``localmip`` baseline, :func:`run_local_mip`) runs it in slices:
 each starts from the incumbent (its start callback sets every variable), and its best
 solution, if better, goes to the main process, which checks it against the original problem
 (Local-MIP's own tolerances are not trusted). A slice lasts
@@ -80,7 +80,7 @@ class LocalSearchWorker(KindWorker):
             x = self.slices.run(self.incumbent.x, time_left, rng)
             self.solves += 1
             improved = x is not None and self.incumbent.offer(
-                x, time.perf_counter(), -1, 0, self.kind
+                x, found_at=time.perf_counter(), source=self.kind
             )
             if improved:
                 self.share(-1)
@@ -135,7 +135,7 @@ class Slices:
             current.terminate()
 
 
-def solve_local_mip(incumbent: Incumbent, *, time_limit: float, seed: int) -> StopReason:
+def run_local_mip(incumbent: Incumbent, *, time_limit: float, seed: int) -> StopReason:
     """Local-MIP alone on ``incumbent.problem`` (the ``localmip`` baseline of ``lns-bench``):
     slices (:class:`Slices`) until ``time_limit`` seconds have passed, each from the best
     solution so far, offered to ``incumbent``, which checks it against the problem.
@@ -160,7 +160,9 @@ def solve_local_mip(incumbent: Incumbent, *, time_limit: float, seed: int) -> St
             if guard is not None and guard.requested:
                 return StopReason.INTERRUPTED
             x = slices.run(incumbent.x, deadline - time.perf_counter(), rng)
-            offered = x is not None and incumbent.offer(x, time.perf_counter(), -1, 0, "localmip")
+            offered = x is not None and incumbent.offer(
+                x, found_at=time.perf_counter(), source="localmip"
+            )
             slices.adapt(offered)
     stopped = guard is not None and guard.requested
     return StopReason.INTERRUPTED if stopped else StopReason.TIME_LIMIT

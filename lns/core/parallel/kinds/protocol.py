@@ -25,43 +25,65 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from lns.core.errors import UnsupportedProblemError
 from lns.core.problem.mip import Problem
-from lns.core.search.config import LNSConfig
 from lns.core.search.incumbent import ImprovingOnly, Incumbent
+from lns.core.search.params import LoopParams, SizeParams, SubSolveParams
 from lns.core.search.selection import Selector
 from lns.core.search.stop import Stop, StopReason
 
 
-@dataclass
+@dataclass(kw_only=True)
 class WorkerSpec:
-    """What a worker process is started with (pickled by ``multiprocessing``).
+    """What a worker process is started with (pickled by ``multiprocessing``), built by keyword.
 
-    ``make_sub_solver(problem, config)`` builds an LNS worker's sub-solver; ``seed`` is its
-    :class:`numpy.random.SeedSequence`; ``started`` the run's ``time.perf_counter()`` (a
-    system-wide clock on Linux); ``sync_every`` the iterations between two exchanges in
-    deterministic mode (``None``: exchange whenever a solution is found); ``kind`` the kind of
-    search, a name of :data:`lns.core.parallel.kinds.KINDS` or a
-    :class:`lns.core.parallel.kinds.protocol.KindWorker` subclass (``selector`` and
-    ``make_sub_solver`` serve the ``"lns"`` kind only).
+    Attributes
+    ----------
+    worker : int
+        Its number, from 0.
+    problem : Problem
+    seed : numpy.random.SeedSequence
+        Its own seed.
+    stop : Stop
+        The run's stop rule, asked with the worker's own iteration count.
+    started : float
+        The run's ``time.perf_counter()`` (a system-wide clock on Linux).
+    parent : int
+        The main process's id (the worker dies with it).
+    kind : str or type
+        The kind of search: a name of :data:`lns.core.parallel.kinds.KINDS` or a
+        :class:`KindWorker` subclass.
+    selector : Selector or None
+        An LNS worker's selector (``None`` for the other kinds).
+    make_sub_solver : callable or None
+        ``(problem, sub_solve) -> SubSolver``, an LNS worker's sub-solver (``None`` for the
+        other kinds).
+    size, sub_solve, loop : SizeParams, SubSolveParams, LoopParams
+        The run's settings of the neighborhood size, the sub-solves (a ``scip`` worker takes
+        their ``scip_params``) and the loop.
+    sync_every : int or None
+        Iterations between two exchanges in deterministic mode (``None``: exchange whenever a
+        solution is found).
     """
 
     worker: int
     problem: Problem
-    selector: Selector | None
-    make_sub_solver: Callable | None
-    config: LNSConfig
     seed: np.random.SeedSequence
     stop: Stop
     started: float
     parent: int
-    sync_every: int | None = None
     kind: Any = "lns"  # a name, or a KindWorker subclass
+    selector: Selector | None = None
+    make_sub_solver: Callable | None = None
+    size: SizeParams = field(default_factory=SizeParams)
+    sub_solve: SubSolveParams = field(default_factory=SubSolveParams)
+    loop: LoopParams = field(default_factory=LoopParams)
+    sync_every: int | None = None
 
     @property
     def kind_name(self) -> str:
@@ -117,12 +139,11 @@ class KindWorker:
         self.exchange_time, self.began, self.paused_time = 0.0, time.perf_counter(), 0.0
         self.solves = self.found = self.received = 0
         self.last_size, self.last_arm = 0, None
-        config = spec.config
         self.incumbent = Incumbent(
             spec.problem,
             spec.started,
-            ImprovingOnly(config.improvement_tol),
-            config.history_length,
+            ImprovingOnly(spec.loop.improvement_tol),
+            spec.loop.history_length,
             check=False,
         )
         self.shared: np.ndarray | None = None

@@ -1,5 +1,5 @@
 """The ``scip`` worker kind: SCIP's tree search on the whole problem, with its own settings
-(``LNSConfig.scip_params``, as plain SCIP), from the shared incumbent as start and cutoff; its
+(``SubSolveParams.scip_params``, as plain SCIP), from the shared incumbent as start and cutoff; its
 proof of optimality ends the run (:class:`WholeProblemWorker`)."""
 
 from __future__ import annotations
@@ -14,4 +14,4 @@ class ScipWorker(WholeProblemWorker):
     kind = "scip"
 
     def prepare(self) -> None:
-        self.solver = ScipSubSolver(self.spec.problem, self.spec.config.scip_params)
+        self.solver = ScipSubSolver(self.spec.problem, self.spec.sub_solve.scip_params)

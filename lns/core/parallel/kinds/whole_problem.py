@@ -67,5 +67,5 @@ class WholeProblemWorker(KindWorker):
     def _found(self, found) -> None:
         """A solution of the solver's (from its thread): to the incumbent and to the main
         process."""
-        if self.incumbent.offer(found.x, found.time, -1, 0, self.kind):
+        if self.incumbent.offer(found.x, found_at=found.time, source=self.kind):
             self.share(-1)

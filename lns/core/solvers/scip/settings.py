@@ -1,4 +1,4 @@
-"""Named SCIP settings for the LNS sub-problems (``LNSConfig.sub_mip``).
+"""Named SCIP settings for the LNS sub-problems (``SubSolveParams.sub_mip``).
 
 SCIP's own LNS heuristics (RINS, RENS, ALNS, ...) solve their sub-MIPs with fast presolving,
 fast separation and no sub-MIP heuristics of their own: a sub-problem is solved many times,
@@ -52,7 +52,7 @@ SUB_MIP_HEURISTICS_OFF = {
     )
 }  # fmt: skip
 
-#: ``LNSConfig.sub_mip`` names: SCIP parameters set on the LNS sub-solver's model.
+#: ``SubSolveParams.sub_mip`` names: SCIP parameters set on the LNS sub-solver's model.
 SUB_MIP_SETTINGS: dict[str, dict] = {
     "default": {},
     "fast_presolving": FAST_PRESOLVING,

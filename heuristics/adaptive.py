@@ -25,6 +25,7 @@ from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import LBRelax
 from heuristics.random_selector import RandomSelector
 from heuristics.rins import RINS
+from lns.core.errors import InvalidArgumentError
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 
 #: The size regimes of the default random arm (multipliers of the loop's size).
@@ -94,10 +95,12 @@ class AdaptiveSelector(Selector):
     ):
         sizes = list(sizes)
         if not sizes or not all(isinstance(m, (int, float)) and m > 0 for m in sizes):
-            raise ValueError(f"adaptive: sizes must be positive multipliers, got {sizes}")
+            raise InvalidArgumentError(f"adaptive: sizes must be positive multipliers, got {sizes}")
         pairs = default_arms() if selectors is None else _pairs(selectors, sizes)
         if reward not in REWARDS:
-            raise ValueError(f"adaptive: reward must be one of {list(REWARDS)}, got {reward!r}")
+            raise InvalidArgumentError(
+                f"adaptive: reward must be one of {list(REWARDS)}, got {reward!r}"
+            )
         self.arms = [selector for selector, _ in pairs]
         self.multipliers = np.array([m for _, m in pairs], dtype=float)
         names = [arm.name if m == 1 else f"{arm.name}@{m:g}" for arm, m in pairs]
@@ -107,7 +110,7 @@ class AdaptiveSelector(Selector):
         try:
             self.policy = make_policy(policy, policy_options)
         except ValueError as error:
-            raise ValueError(f"adaptive: {error}") from None
+            raise InvalidArgumentError(f"adaptive: {error}") from None
         self.reward, self.per_second = reward, per_second
         self.reset_statistics()
 
@@ -159,14 +162,16 @@ def _pairs(selectors, sizes) -> list[tuple[Selector, float]]:
     for item in selectors:
         selector, multipliers = (item[0], [item[1]]) if isinstance(item, tuple) else (item, sizes)
         if not isinstance(selector, Selector) or isinstance(selector, AdaptiveSelector):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"adaptive: an arm must be a selector other than 'adaptive', got {selector!r}"
             )
         pairs += [(selector, float(m)) for m in multipliers]
     keys = [(id(selector), m) for selector, m in pairs]
     if not pairs or len(set(keys)) != len(keys):
-        raise ValueError(f"adaptive: selectors must be distinct selector objects, got {selectors}")
+        raise InvalidArgumentError(
+            f"adaptive: selectors must be distinct selector objects, got {selectors}"
+        )
     for _, m in pairs:
         if not m > 0:
-            raise ValueError(f"adaptive: a size multiplier must be > 0, got {m}")
+            raise InvalidArgumentError(f"adaptive: a size multiplier must be > 0, got {m}")
     return pairs

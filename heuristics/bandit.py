@@ -40,6 +40,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.validation import check_arguments
 
 #: Reward modes of :func:`reward_of`; neither uses measured time.
@@ -88,7 +89,7 @@ class ArmStatistics:
 
     def __init__(self, n_arms: int, decay: float = 0.8, shared=None):
         if not 0 <= decay < 1:
-            raise ValueError(f"bandit: decay must be in [0, 1), got {decay}")
+            raise InvalidArgumentError(f"bandit: decay must be in [0, 1), got {decay}")
         self.decay, self.n_arms, self._shared = decay, n_arms, shared
         if shared is None:
             self._view(np.zeros(4 * n_arms))
@@ -138,7 +139,7 @@ class ArmStatistics:
         that neither has played keeping its value.
         """
         if other.pulls.shape != self.pulls.shape:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"bandit: cannot merge statistics of {other.pulls.size} arms into {self.pulls.size}"
             )
         total = self.pulls + other.pulls
@@ -197,9 +198,9 @@ class Roulette(Policy):
 
     def __init__(self, decay: float = 0.8, min_weight: float = 0.05):
         if not 0 < min_weight <= 1:
-            raise ValueError(f"bandit: min_weight must be in (0, 1], got {min_weight}")
+            raise InvalidArgumentError(f"bandit: min_weight must be in (0, 1], got {min_weight}")
         if not 0 <= decay < 1:
-            raise ValueError(f"bandit: decay must be in [0, 1), got {decay}")
+            raise InvalidArgumentError(f"bandit: decay must be in [0, 1), got {decay}")
         self.decay, self.min_weight = decay, min_weight
 
     def scores(self, stats: ArmStatistics, rng: np.random.Generator) -> np.ndarray:
@@ -217,7 +218,7 @@ class UCB1(Policy):
 
     def __init__(self, exploration: float = 0.5):
         if not exploration >= 0:
-            raise ValueError(f"bandit: exploration must be >= 0, got {exploration}")
+            raise InvalidArgumentError(f"bandit: exploration must be >= 0, got {exploration}")
         self.exploration = exploration
 
     def scores(self, stats: ArmStatistics, rng: np.random.Generator) -> np.ndarray:
@@ -246,9 +247,11 @@ def make_policy(policy: str | Policy, options: dict | None = None) -> Policy:
     """A policy object from its name (``"roulette"``, ``"ucb"``, ``"thompson"``) and options."""
     if isinstance(policy, Policy):
         if options:
-            raise ValueError("bandit: policy_options are for a policy given by name")
+            raise InvalidArgumentError("bandit: policy_options are for a policy given by name")
         return policy
     if policy not in POLICIES:
-        raise ValueError(f"bandit: unknown policy '{policy}', choose among {sorted(POLICIES)}")
+        raise InvalidArgumentError(
+            f"bandit: unknown policy '{policy}', choose among {sorted(POLICIES)}"
+        )
     check_arguments(f"bandit: policy '{policy}'", POLICIES[policy], **(options or {}))
     return POLICIES[policy](**(options or {}))

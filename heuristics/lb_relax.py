@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from heuristics.local_branching import Distance, absolute_value_rows
 from heuristics.sizing import fit_to_size
 from heuristics.subproblem import require_integers
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import INTEGER, Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.solvers.lp import METHODS, ExtraColumns, ExtraRows, LPSolution, WarmLP, solve_lp
@@ -143,11 +144,15 @@ class LBRelax(Selector):
         lp_method: str = "highs",
     ):
         if variant not in VARIANTS:
-            raise ValueError(f"lb_relax: variant {variant!r} is not one of {list(VARIANTS)}")
+            raise InvalidArgumentError(
+                f"lb_relax: variant {variant!r} is not one of {list(VARIANTS)}"
+            )
         if not 0.0 <= epsilon <= 0.5:
-            raise ValueError(f"lb_relax: epsilon must lie in [0, 0.5], got {epsilon}")
+            raise InvalidArgumentError(f"lb_relax: epsilon must lie in [0, 0.5], got {epsilon}")
         if lp_method not in METHODS:
-            raise ValueError(f"lb_relax: lp_method {lp_method!r} is not one of {list(METHODS)}")
+            raise InvalidArgumentError(
+                f"lb_relax: lp_method {lp_method!r} is not one of {list(METHODS)}"
+            )
         self.variant = variant
         self.epsilon = float(epsilon)
         self.complete = complete

@@ -15,6 +15,7 @@ import numpy as np
 
 from heuristics.local_branching import Distance
 from heuristics.subproblem import SubproblemSelector
+from lns.core.errors import InvalidArgumentError
 from lns.core.search.selection import SearchState
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
@@ -65,9 +66,13 @@ class Proximity(SubproblemSelector):
         scip_params: dict | None = None,
     ):
         if not 0 <= min_improvement < 1:
-            raise ValueError(f"proximity: min_improvement must be in [0, 1), got {min_improvement}")
+            raise InvalidArgumentError(
+                f"proximity: min_improvement must be in [0, 1), got {min_improvement}"
+            )
         if not (solution_limit == -1 or solution_limit >= 1):
-            raise ValueError(f"proximity: solution_limit must be -1 or >= 1, got {solution_limit}")
+            raise InvalidArgumentError(
+                f"proximity: solution_limit must be -1 or >= 1, got {solution_limit}"
+            )
         super().__init__(time_limit, True, scip_params)
         self.min_improvement = float(min_improvement)
         self.solution_limit = int(solution_limit)

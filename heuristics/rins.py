@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from heuristics.sizing import fit_to_size
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.solvers.lp import METHODS, LPSolution, solve_lp
@@ -36,7 +37,9 @@ class RINS(Selector):
 
     def __init__(self, lp_method: str = "highs"):
         if lp_method not in METHODS:
-            raise ValueError(f"rins: lp_method {lp_method!r} is not one of {list(METHODS)}")
+            raise InvalidArgumentError(
+                f"rins: lp_method {lp_method!r} is not one of {list(METHODS)}"
+            )
         self.lp_method = lp_method
         self._problem: Problem | None = None
         self._lp: LPSolution | None = None

@@ -8,7 +8,7 @@ from abc import abstractmethod
 import numpy as np
 
 from heuristics.sizing import fit_to_size
-from lns.core.errors import UnsupportedProblemError
+from lns.core.errors import InvalidArgumentError, UnsupportedProblemError
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.solvers.protocol import SEED_BOUND, SolveOutcome, SolveStatus
@@ -53,7 +53,9 @@ class SubproblemSelector(Selector):
 
     def __init__(self, time_limit: float, complete: bool = True, scip_params: dict | None = None):
         if not time_limit > 0:
-            raise ValueError(f"{self.name}: time_limit must be positive, got {time_limit}")
+            raise InvalidArgumentError(
+                f"{self.name}: time_limit must be positive, got {time_limit}"
+            )
         self.time_limit = float(time_limit)
         self.complete = complete
         self.scip_params = dict(scip_params or {})

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from learning.collect import RenewedSolver
-from lns.core.errors import LNSError
+from lns.core.errors import InvalidArgumentError, LNSError
 from lns.core.parallel.spawn_main import main_module_skipped
 from lns.core.problem.mip import Problem
 from lns.core.solvers.protocol import SolveStatus
@@ -146,7 +146,7 @@ class CandidatePool:
 
     def __init__(self, problem: Problem, scip_params: dict, workers: int):
         if not (isinstance(workers, int) and workers >= 1):
-            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+            raise InvalidArgumentError(f"workers must be a positive integer, got {workers!r}")
         method = multiprocessing.get_start_method(allow_none=True)
         if workers > 1 and method not in (None, *multiprocessing.get_all_start_methods()):
             raise CandidatePoolError(

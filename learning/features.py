@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.problem.mip import BINARY, CONTINUOUS, INTEGER, Problem
 from lns.core.search.neighborhood_size import AdaptiveSize
 
@@ -179,7 +179,9 @@ def resolve_columns(selection: str | Sequence[str] = "base") -> tuple[str, ...]:
         if name not in VARIABLE_COLUMNS:
             raise UnknownNameError("variable column", name, VARIABLE_COLUMNS)
     if not columns or len(set(columns)) < len(columns):
-        raise ValueError(f"variable columns must be distinct and at least one, got {columns}")
+        raise InvalidArgumentError(
+            f"variable columns must be distinct and at least one, got {columns}"
+        )
     return columns
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from heuristics.graph_induced import GraphInduced
 from heuristics.lb_relax import LBRelax
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.search.selection import SearchState
 
 #: The proposals that need no model.
@@ -142,9 +142,11 @@ def proposal_names(names, checkpoint: str | Path | None = None) -> list[str]:
     if checkpoint is not None and "model" not in names:
         names.append("model")
     if "model" in names and checkpoint is None:
-        raise ValueError("the model proposal needs a checkpoint (lns-collect checkpoint=PATH)")
+        raise InvalidArgumentError(
+            "the model proposal needs a checkpoint (lns-collect checkpoint=PATH)"
+        )
     if not names:
-        raise ValueError("the sampled expert needs at least one proposal")
+        raise InvalidArgumentError("the sampled expert needs at least one proposal")
     return names
 
 

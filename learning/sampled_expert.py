@@ -42,7 +42,7 @@ from learning.collect import CollectConfig, RenewedSolver, expert_trajectory, im
 from learning.features import FeatureExtractor
 from learning.proposals import CLASSICAL_PROPOSALS, make_proposals, proposal_names
 from learning.selector import resolve_checkpoint
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.problem.mip import Problem
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.result import Callback
@@ -91,11 +91,17 @@ class SampledConfig:
 
     def __post_init__(self):
         if not (isinstance(self.candidates, int) and self.candidates >= 1):
-            raise ValueError(f"candidates must be a positive integer, got {self.candidates!r}")
+            raise InvalidArgumentError(
+                f"candidates must be a positive integer, got {self.candidates!r}"
+            )
         if self.workers is not None and not (isinstance(self.workers, int) and self.workers >= 1):
-            raise ValueError(f"workers must be a positive integer or null, got {self.workers!r}")
+            raise InvalidArgumentError(
+                f"workers must be a positive integer or null, got {self.workers!r}"
+            )
         if not self.time_limit > 0:
-            raise ValueError(f"time_limit must be positive seconds, got {self.time_limit!r}")
+            raise InvalidArgumentError(
+                f"time_limit must be positive seconds, got {self.time_limit!r}"
+            )
         if self.sub_mip not in SUB_MIP_SETTINGS:
             raise UnknownNameError("sub_mip setting", self.sub_mip, SUB_MIP_SETTINGS)
         self.proposals = proposal_names(self.proposals, self.checkpoint)

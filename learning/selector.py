@@ -41,6 +41,7 @@ from learning.features import (
 )
 from learning.inference import GraphCache, NumpyPolicy
 from learning.problem_class import GENERAL, DetectedClass, detect_class
+from lns.core.errors import InvalidArgumentError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
@@ -277,14 +278,16 @@ class CLLNS(Selector):
         threads: int | None = 1,
     ):
         if not lp_time_limit > 0:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
             )
         self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
         self.lp_time_limit = float(lp_time_limit)
         if threads is not None and not (isinstance(threads, int) and threads >= 1):
-            raise ValueError(f"cl_lns: threads must be a positive integer or None, got {threads!r}")
+            raise InvalidArgumentError(
+                f"cl_lns: threads must be a positive integer or None, got {threads!r}"
+            )
         self.threads = threads
         self._blas = ThreadpoolController() if threads is not None else None
         self.checkpoint: Path | None = None

@@ -25,7 +25,7 @@ from learning.features import ConsFeature, EdgeFeature, feature_spec, resolve_co
 from learning.loss import loss_function
 from learning.model import GATPolicy
 from learning.problem_class import TRAINED_CLASSES
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 
 log = logging.getLogger("lns.train")
 
@@ -91,7 +91,9 @@ class TrainConfig:
             raise UnknownNameError("problem class", self.problem_class, TRAINED_CLASSES)
         resolve_columns(self.features)
         if self.max_grad_norm is not None and not self.max_grad_norm > 0:
-            raise ValueError(f"max_grad_norm must be positive or null, got {self.max_grad_norm}")
+            raise InvalidArgumentError(
+                f"max_grad_norm must be positive or null, got {self.max_grad_norm}"
+            )
 
 
 def seed_everything(seed: int) -> None:
@@ -257,7 +259,7 @@ def _load_split(data_dirs: list, config: TrainConfig, rng: np.random.Generator) 
         columns,
     )
     if not split.train:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"no usable training samples in {[str(d) for d in data_dirs]} "
             f"({len(train_files)} instance files; InfoNCE needs samples with negatives)"
         )

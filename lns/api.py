@@ -26,6 +26,7 @@ from lns.core.baselines.cpsat import run_cpsat
 from lns.core.errors import (
     InfeasibleProblemError,
     InvalidArgumentError,
+    InvalidArgumentTypeError,
     UnboundedProblemError,
 )
 from lns.core.interrupt import InterruptGuard, active_guard
@@ -567,7 +568,7 @@ def _selector(selector) -> Selector:
         return selector
     if callable(selector):
         return FunctionSelector(selector)
-    raise TypeError(
+    raise InvalidArgumentTypeError(
         f"selector: expected a registered name, a Selector or a function "
         f"(state, size, rng) -> Neighborhood, got {type(selector).__name__}"
     )
@@ -584,7 +585,7 @@ def _check_params(params: SolveParams | None) -> SolveParams:
     if params is None:
         return SolveParams()
     if not isinstance(params, SolveParams):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"params: expected lns.SolveParams (SolveParams.from_dict builds one from a "
             f"mapping), got {type(params).__name__}"
         )
@@ -698,7 +699,7 @@ def _load(instance) -> tuple[Problem, object]:
         copy = Model(sourceModel=instance, origcopy=True)
         return problem_from_scip(copy, instance.getProbName()), None
     if not isinstance(instance, (str, Path)):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"instance: expected a file path, a bundled instance name, a Problem or a "
             f"pyscipopt.Model, got {type(instance).__name__}"
         )

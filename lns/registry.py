@@ -18,7 +18,7 @@ import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, InvalidArgumentTypeError, UnknownNameError
 from lns.core.problem.validation import check_arguments
 from lns.core.search.selection import Selector
 
@@ -59,7 +59,9 @@ def selector_defaults(name: str) -> dict:
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         if parameter.default is parameter.empty:
-            raise TypeError(f"selector '{name}': argument '{parameter.name}' has no default")
+            raise InvalidArgumentTypeError(
+                f"selector '{name}': argument '{parameter.name}' has no default"
+            )
         defaults[parameter.name] = _plain(parameter.default)
     return defaults
 
@@ -109,12 +111,12 @@ def adaptive_selector(
     names = [arm for arm in [*(selectors or ()), *extra_arms] if isinstance(arm, str)]
     unknown = sorted(set(options) - set(names))
     if unknown:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"selector 'adaptive': options given for {unknown}, "
             f"which are not among the arms {names}"
         )
     if "adaptive" in names:
-        raise ValueError("selector 'adaptive' cannot be one of its own arms")
+        raise InvalidArgumentError("selector 'adaptive' cannot be one of its own arms")
 
     def build(arm):
         return make_selector(arm, **options.get(arm, {})) if isinstance(arm, str) else arm

@@ -76,3 +76,34 @@ def test_no_function_of_the_packages_is_longer_than_the_limit():
         for name, line, length in long_functions(path.read_text(encoding="utf-8"))
     ]
     assert not found, f"longer than {MAX_LINES} lines:\n" + "\n".join(found)
+
+
+#: Built-in exceptions the packages do not raise themselves: their errors are ``LNSError``s
+#: (:mod:`lns.core.errors`), with ``ValueError`` or ``TypeError`` as a base where callers rely on it.
+BARE_ERRORS = {"Exception", "ValueError", "TypeError", "RuntimeError", "KeyError", "OSError"}
+
+
+def bare_raises(source: str) -> list[tuple[str, int]]:
+    """``(name, line)`` of each ``raise Name(...)`` in ``source`` of a built-in error."""
+    return [
+        (node.exc.func.id, node.lineno)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Raise)
+        and isinstance(node.exc, ast.Call)
+        and isinstance(node.exc.func, ast.Name)
+        and node.exc.func.id in BARE_ERRORS
+    ]
+
+
+def test_a_bare_raise_is_found():
+    assert bare_raises("def f():\n    raise ValueError('x')\n") == [("ValueError", 2)]
+    assert bare_raises("def f():\n    raise InvalidArgumentError('x')\n") == []
+
+
+def test_every_deliberate_error_is_an_lns_error():
+    found = [
+        (str(path.relative_to(ROOT)), name, line)
+        for path in package_files()
+        for name, line in bare_raises(path.read_text())
+    ]
+    assert not found, found

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from instances.generators.binary import binary_problem, names
 from instances.generators.validation import check_count, check_range
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Problem
 
 _MAX_REJECTED_PER_BID = 100
@@ -80,7 +81,7 @@ class CAParams:
         check_range("ca", "budget_factor", self.budget_factor, 0.0, inf, high_open=True)
         check_range("ca", "resale_factor", self.resale_factor, 0.0, inf, high_open=True)
         if not isinstance(self.integers, bool):
-            raise ValueError(f"ca: integers must be true or false, got {self.integers!r}")
+            raise InvalidArgumentError(f"ca: integers must be true or false, got {self.integers!r}")
 
 
 PRESETS = {
@@ -167,7 +168,7 @@ def draw_auction(params: CAParams, rng: np.random.Generator) -> Auction:
         if price < 0:
             rejected += 1
             if rejected > _MAX_REJECTED_PER_BID * params.n_bids:
-                raise ValueError(
+                raise InvalidArgumentError(
                     "ca: almost every bundle gets a negative price; lower value_deviation "
                     "or raise min_value"
                 )

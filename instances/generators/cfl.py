@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from instances.generators.validation import check_count, check_range
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Problem
 
 
@@ -49,7 +50,7 @@ class CFLParams:
         check_count("cfl", "n_facilities", self.n_facilities)
         check_range("cfl", "ratio", self.ratio, 0.0, float("inf"), low_open=True, high_open=True)
         if not isinstance(self.continuous_assignment, bool):
-            raise ValueError(
+            raise InvalidArgumentError(
                 "cfl: continuous_assignment must be true or false, "
                 f"got {self.continuous_assignment!r}"
             )

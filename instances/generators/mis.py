@@ -25,6 +25,7 @@ from instances.generators.random_graphs import (
     node_weights,
 )
 from instances.generators.validation import check_choice, check_count, check_range
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Problem
 
 FORMULATIONS = ("edge", "clique")
@@ -66,7 +67,7 @@ class MISParams:
         check_choice("mis", "formulation", self.formulation, FORMULATIONS)
         check_choice("mis", "weights", self.weights, WEIGHTINGS)
         if self.graph == "barabasi_albert" and float(self.affinity) != int(self.affinity):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"mis: affinity must be an integer for barabasi_albert, got {self.affinity!r}"
             )
 

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from instances.generators.binary import binary_problem, names
 from instances.generators.random_graphs import GRAPH_MODELS, WEIGHTINGS, make_graph, node_weights
 from instances.generators.validation import check_choice, check_count
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Problem
 
 
@@ -50,7 +51,7 @@ class MVCParams:
         # fewer earlier nodes
         most = (self.n_nodes - 1) / 2 if self.graph == "erdos_renyi" else self.n_nodes - 1
         if self.affinity > most:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"mvc: affinity must be at most {most:g} for {self.n_nodes} nodes and graph "
                 f"'{self.graph}', got {self.affinity}"
             )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lns.core.errors import InvalidArgumentError
+
 
 def distinct_subsets(
     sizes: np.ndarray, population: int, rng: np.random.Generator
@@ -32,11 +34,11 @@ def distinct_subsets(
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     if sizes.size and (sizes.min() < 0 or sizes.max() > population):
-        raise ValueError(f"subset sizes must lie in [0, {population}]")
+        raise InvalidArgumentError(f"subset sizes must lie in [0, {population}]")
     complement = sizes > population // 2
     drawn = np.where(complement, population - sizes, sizes)
     if sizes.size * population >= 2**62:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{sizes.size} groups of a population of {population} overflow the int64 keys"
         )
     keys = np.zeros(0, dtype=np.int64)

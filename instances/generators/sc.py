@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from instances.generators.binary import binary_problem, names
 from instances.generators.sampling import distinct_subsets
 from instances.generators.validation import check_count, check_range
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Problem
 
 
@@ -47,7 +48,7 @@ class SCParams:
         check_count("sc", "max_cost", self.max_cost)
         needed = max(2 * self.n_cols, self.n_rows)
         if self.n_nonzeros < needed:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"sc: density {self.density} gives {self.n_nonzeros} nonzeros; every column needs "
                 "two "
                 f"rows and every row a column, so at least {needed} (density >= "

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from lns.core.errors import InvalidArgumentError
+
 
 def check_count(owner: str, name: str, value, minimum: int = 1) -> None:
     """``value`` is an integer of at least ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{owner}: {name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidArgumentError(
+            f"{owner}: {name} must be an integer >= {minimum}, got {value!r}"
+        )
 
 
 def check_range(
@@ -29,10 +33,10 @@ def check_range(
         )
     if not valid:
         interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-        raise ValueError(f"{owner}: {name} must be a number in {interval}, got {value!r}")
+        raise InvalidArgumentError(f"{owner}: {name} must be a number in {interval}, got {value!r}")
 
 
 def check_choice(owner: str, name: str, value, choices) -> None:
     """``value`` is one of ``choices``."""
     if value not in choices:
-        raise ValueError(f"{owner}: {name} must be one of {list(choices)}, got {value!r}")
+        raise InvalidArgumentError(f"{owner}: {name} must be one of {list(choices)}, got {value!r}")

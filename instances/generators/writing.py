@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.generators.registry import problem_class
+from lns.core.errors import InvalidArgumentError, InvalidArgumentTypeError
 
 MANIFEST = "manifest.json"
 
@@ -21,7 +22,7 @@ def instance_rng(seed: int, index: int) -> np.random.Generator:
     regenerated, without producing the others.
     """
     if seed < 0 or index < 0:
-        raise ValueError(f"seed and index must be >= 0, got seed={seed}, index={index}")
+        raise InvalidArgumentError(f"seed and index must be >= 0, got seed={seed}, index={index}")
     return np.random.default_rng(np.random.SeedSequence([seed, index]))
 
 
@@ -67,14 +68,14 @@ def write_set(
     """
     cls = problem_class(problem)
     if not isinstance(params, cls.params_type):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"params for '{problem}' must be {cls.params_type.__name__}, "
             f"got {type(params).__name__}"
         )
     if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+        raise InvalidArgumentError(f"n must be >= 1, got {n}")
     if start < 0:
-        raise ValueError(f"start must be >= 0, got {start}")
+        raise InvalidArgumentError(f"start must be >= 0, got {start}")
     out_dir = Path(out_dir)
     header = {
         "problem": problem,
@@ -129,10 +130,12 @@ def _earlier_instances(path: Path, header: dict) -> list:
         recorded = {key: manifest[key] for key in header}
         instances = list(manifest["instances"])
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path}: not a readable manifest of a generated set ({error})") from None
+        raise InvalidArgumentError(
+            f"{path}: not a readable manifest of a generated set ({error})"
+        ) from None
     different = [key for key in header if recorded[key] != header[key]]
     if different:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{path}: the folder holds another set ({', '.join(different)} differ: "
             + "; ".join(f"{key} {recorded[key]!r} there, {header[key]!r} here" for key in different)
             + "); extend a set with its own class, preset, seed and parameters, or write to "

@@ -12,7 +12,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from lns.cli.common import CONFIG_PATH, exit_on_error
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.problem.mip import is_problem_file
 
 log = logging.getLogger("lns.collect")
@@ -30,7 +30,7 @@ def instance_paths(pattern: str) -> list[Path]:
     else:
         files = sorted(Path(p) for p in glob.glob(pattern))
     if not files:
-        raise ValueError(f"instances={pattern!r}: no files match")
+        raise InvalidArgumentError(f"instances={pattern!r}: no files match")
     return files
 
 
@@ -53,7 +53,9 @@ def make_expert(cfg: DictConfig):
     checkpoint = cfg.get("checkpoint")
     if cfg.expert == "lb":
         if checkpoint is not None:
-            raise ValueError("checkpoint= is a proposal of expert=sampled; expert=lb uses none")
+            raise InvalidArgumentError(
+                "checkpoint= is a proposal of expert=sampled; expert=lb uses none"
+            )
         return LocalBranchingExpert()
     settings = cast(dict, OmegaConf.to_container(cfg.sampled, resolve=True))
     return SampledExpert(SampledConfig(**settings, checkpoint=checkpoint))
@@ -68,7 +70,7 @@ def main(cfg: DictConfig) -> None:
 
     torch.set_num_threads(1)
     if not 0 <= cfg.shard < cfg.shards:
-        raise ValueError(f"shard must be in [0, shards={cfg.shards}), got {cfg.shard}")
+        raise InvalidArgumentError(f"shard must be in [0, shards={cfg.shards}), got {cfg.shard}")
     expert = make_expert(cfg)
     files = instance_paths(cfg.instances)[cfg.shard :: cfg.shards]
     limits = cast(dict, OmegaConf.to_container(cfg.collect_limits, resolve=True))  # a mapping node

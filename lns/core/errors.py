@@ -50,3 +50,12 @@ class UnknownNameError(LNSError, ValueError):
 
 class BuildStoppedError(LNSError):
     """Building a solver's model was stopped: its time limit came, or a stop was requested."""
+
+
+class InvalidArgumentTypeError(LNSError, TypeError):
+    """An argument of a kind the call does not take (a selector that is neither a name, a
+    selector nor a function; parameters of another class)."""
+
+
+class SolverFailedError(LNSError, RuntimeError):
+    """A solver's process failed (exited with an error) instead of solving."""

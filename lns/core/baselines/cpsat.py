@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from lns.core.baselines.cpsat_mip import solve_cpsat_mip
-from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
+from lns.core.errors import InfeasibleProblemError, InvalidArgumentError, UnsupportedProblemError
 from lns.core.interrupt import active_guard
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.stop import StopReason
@@ -68,7 +68,7 @@ def run_cpsat(
     from ortools.sat.python import cp_model
 
     if num_workers < 1:
-        raise ValueError(f"num_workers must be >= 1, got {num_workers}")
+        raise InvalidArgumentError(f"num_workers must be >= 1, got {num_workers}")
     problem = incumbent.problem
     try:
         built = build_cpsat_model(problem, max_scale_exponent)

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from lns.core.baselines.cpsat_mip_child import STATUS_PREFIX
-from lns.core.errors import InfeasibleProblemError, UnsupportedProblemError
+from lns.core.errors import InfeasibleProblemError, SolverFailedError, UnsupportedProblemError
 from lns.core.interrupt import active_guard
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.stop import StopReason
@@ -90,7 +90,7 @@ def solve_cpsat_mip(
         reported, status = _follow(child, time_limit)
         if child.returncode and not status:
             errors.seek(0)
-            raise RuntimeError(
+            raise SolverFailedError(
                 f"{where}: the CP-SAT process failed "
                 f"(exit status {child.returncode}): {errors.read()[-500:].strip()}"
             )

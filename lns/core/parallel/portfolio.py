@@ -41,7 +41,7 @@ import time
 
 import numpy as np
 
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.interrupt import STOP_SIGNALS, active_guard
 from lns.core.parallel.allocation import RULES, Allocation
 from lns.core.parallel.early import EarlyStart
@@ -139,7 +139,7 @@ class Portfolio:
         loop: LoopParams | None = None,
     ):
         if (kinds or rule) and sync_every is not None:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "Portfolio: deterministic mode takes LNS workers only (other kinds are timed)"
             )
         self.context = multiprocessing.get_context("spawn")

@@ -145,9 +145,13 @@ class Problem:
     def __post_init__(self):
         n, m = len(self.var_names), len(self.row_names)
         if self.sense not in ("minimize", "maximize"):
-            raise ValueError(f"sense must be 'minimize' or 'maximize', got {self.sense!r}")
+            raise InvalidProblemDataError(
+                f"sense must be 'minimize' or 'maximize', got {self.sense!r}"
+            )
         if self.matrix.shape != (m, n):
-            raise ValueError(f"matrix has shape {self.matrix.shape}, expected ({m}, {n})")
+            raise InvalidProblemDataError(
+                f"matrix has shape {self.matrix.shape}, expected ({m}, {n})"
+            )
         for field, length in (
             ("var_types", n),
             ("lower", n),
@@ -157,7 +161,7 @@ class Problem:
             ("row_upper", m),
         ):
             if len(getattr(self, field)) != length:
-                raise ValueError(
+                raise InvalidProblemDataError(
                     f"{field} has length {len(getattr(self, field))}, expected {length}"
                 )
         error = problem_data_error(self)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lns.core.errors import SolutionFileError
+from lns.core.errors import InvalidArgumentError, SolutionFileError
 from lns.core.problem.mip import Problem
 
 
@@ -97,7 +97,7 @@ def solution_lines(
         "miplib": [f"=obj= {objective:.15g}"],
     }
     if format not in headers:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"format: '{format}' is not a solution format; choose one of {list(headers)}"
         )
     nonzeros = [

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lns.core.errors import InvalidArgumentError
+
 
 def primal_gap(value: float | None, reference: float | None) -> float:
     """Primal gap of ``value`` to the best known objective ``reference`` (Berthold 2013).
@@ -53,7 +55,7 @@ def _steps(trajectory: Sequence, time_limit: float) -> tuple[np.ndarray, list]:
     """Entry times (clipped to ``[0, time_limit]``, later ones dropped) and values, validated."""
     times = np.array([float(t) for t, _ in trajectory], dtype=float)
     if np.any(np.diff(times) < 0):
-        raise ValueError(f"trajectory times must be non-decreasing, got {times.tolist()}")
+        raise InvalidArgumentError(f"trajectory times must be non-decreasing, got {times.tolist()}")
     keep = times <= time_limit
     values = [v for (_, v), k in zip(trajectory, keep, strict=True) if k]
     return np.clip(times[keep], 0.0, None), values
@@ -97,7 +99,7 @@ def primal_integral(trajectory: Sequence, reference: float | None, time_limit: f
         ``T``, the end of the integration interval.
     """
     if time_limit < 0:
-        raise ValueError(f"time_limit must be >= 0, got {time_limit}")
+        raise InvalidArgumentError(f"time_limit must be >= 0, got {time_limit}")
     times, values = _steps(trajectory, time_limit)
     starts = np.concatenate([[0.0], times])
     ends = np.concatenate([times, [time_limit]])
@@ -122,7 +124,9 @@ def gap_curves(trajectories: Sequence, references: Sequence, times: np.ndarray) 
         ``gaps[r, i]`` = :func:`gap_at` of run ``r`` at ``times[i]``.
     """
     if len(trajectories) != len(references):
-        raise ValueError(f"{len(trajectories)} trajectories but {len(references)} references")
+        raise InvalidArgumentError(
+            f"{len(trajectories)} trajectories but {len(references)} references"
+        )
     times = np.asarray(times, dtype=float)
     gaps = np.ones((len(trajectories), len(times)))
     for r, (trajectory, reference) in enumerate(zip(trajectories, references, strict=True)):
@@ -137,7 +141,9 @@ def gap_curves(trajectories: Sequence, references: Sequence, times: np.ndarray) 
 def primal_integrals(trajectories: Sequence, references: Sequence, time_limit: float) -> np.ndarray:
     """:func:`primal_integral` of many runs with a common ``T``; shape ``(runs,)``."""
     if len(trajectories) != len(references):
-        raise ValueError(f"{len(trajectories)} trajectories but {len(references)} references")
+        raise InvalidArgumentError(
+            f"{len(trajectories)} trajectories but {len(references)} references"
+        )
     return np.array(
         [primal_integral(t, p, time_limit) for t, p in zip(trajectories, references, strict=True)],
         dtype=float,
@@ -161,7 +167,7 @@ def survival_rate(gaps: np.ndarray, threshold: float) -> np.ndarray:
     """
     gaps = np.asarray(gaps, dtype=float)
     if gaps.shape[0] == 0:
-        raise ValueError("survival_rate needs at least one instance")
+        raise InvalidArgumentError("survival_rate needs at least one instance")
     return np.mean(gaps <= threshold, axis=0)
 
 
@@ -185,7 +191,7 @@ def best_performing_rate(gaps: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     """
     gaps = np.asarray(gaps, dtype=float)
     if gaps.ndim < 2 or gaps.shape[0] == 0 or gaps.shape[1] == 0:
-        raise ValueError(
+        raise InvalidArgumentError(
             "best_performing_rate needs gaps of shape (methods, instances[, times]), "
             f"got {gaps.shape}"
         )
@@ -200,7 +206,7 @@ def best_found(values: Sequence, sense: str) -> float | None:
     the best objective any run found.
     """
     if sense not in ("minimize", "maximize"):
-        raise ValueError(f"sense must be 'minimize' or 'maximize', got {sense!r}")
+        raise InvalidArgumentError(f"sense must be 'minimize' or 'maximize', got {sense!r}")
     found = [float(v) for v in values if v is not None and np.isfinite(v)]
     if not found:
         return None

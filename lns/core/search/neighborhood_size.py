@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+from lns.core.errors import InvalidArgumentError
+
 
 class AdaptiveSize:
     """Neighborhood size over a run.
@@ -49,11 +51,11 @@ class AdaptiveSize:
     ):
         for name, value in (("initial_fraction", initial_fraction), ("max_fraction", max_fraction)):
             if not 0 < value <= 1:
-                raise ValueError(f"{name} must be in (0, 1], got {value}")
+                raise InvalidArgumentError(f"{name} must be in (0, 1], got {value}")
         if growth < 1:
-            raise ValueError(f"growth must be >= 1, got {growth}")
+            raise InvalidArgumentError(f"growth must be >= 1, got {growth}")
         if shrink is not None and not 0 < shrink <= 1:
-            raise ValueError(f"shrink must be in (0, 1] or None, got {shrink}")
+            raise InvalidArgumentError(f"shrink must be in (0, 1] or None, got {shrink}")
         self.whole = max(1, n_integer)
         self.cap = max(1, min(n_integer, math.ceil(max_fraction * n_integer)))
         self.floor = max(1, min(min_size, self.cap))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Feasibility, Problem
 from lns.core.problem.solution_file import write_sol
 
@@ -228,7 +229,7 @@ class Result:
     def write_sol(self, path: str | Path, format: str = "scip") -> Path:
         """Write the best solution in SCIP's ``.sol`` format or the MIPLIB checker's."""
         if self.x is None:
-            raise ValueError(f"{self.instance}: no solution to write")
+            raise InvalidArgumentError(f"{self.instance}: no solution to write")
         assert self.problem is not None, "build_result gives a solution its problem"
         assert self.objective is not None, "a solution has an objective value"
         return write_sol(path, self.problem, self.x, self.objective, format)

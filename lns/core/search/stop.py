@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.validation import check_integer, check_real
 
 #: Seconds a time budget (:func:`budget`) keeps in hand before its deadline, so that the run ends
@@ -128,7 +129,7 @@ class MaxRuntime(Stop):
 
     def __init__(self, seconds: float, margin: float = 0.0):
         if not seconds >= 0 or not margin >= 0:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"MaxRuntime: seconds and margin must be >= 0, got {seconds}, {margin}"
             )
         self.seconds, self.margin = float(seconds), float(margin)
@@ -155,7 +156,7 @@ class MaxIterations(Stop):
 
     def __init__(self, iterations: int):
         if iterations < 0:
-            raise ValueError(f"MaxIterations: iterations must be >= 0, got {iterations}")
+            raise InvalidArgumentError(f"MaxIterations: iterations must be >= 0, got {iterations}")
         self.iterations = int(iterations)
 
     def __call__(self, state: StopState) -> bool:
@@ -172,9 +173,11 @@ class NoImprovement(Stop):
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None):
         if seconds is None and iterations is None:
-            raise ValueError("NoImprovement: give seconds, iterations or both")
+            raise InvalidArgumentError("NoImprovement: give seconds, iterations or both")
         if (seconds is not None and seconds < 0) or (iterations is not None and iterations < 0):
-            raise ValueError(f"NoImprovement: limits must be >= 0, got {seconds=}, {iterations=}")
+            raise InvalidArgumentError(
+                f"NoImprovement: limits must be >= 0, got {seconds=}, {iterations=}"
+            )
         self.seconds, self.iterations = seconds, iterations
 
     def __call__(self, state: StopState) -> bool:

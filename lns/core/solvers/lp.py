@@ -55,6 +55,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from lns.core.errors import InvalidArgumentError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
 
@@ -223,7 +224,7 @@ def _assemble(problem: Problem, extra_rows: ExtraRows | None, extra_columns: Ext
     row_lower, row_upper = problem.row_lower, problem.row_upper
     if extra_rows is not None and len(extra_rows):
         if extra_rows.matrix.shape[1] != n + p:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"extra rows have {extra_rows.matrix.shape[1]} columns, expected n + p = {n + p}"
             )
         matrix = sp.vstack([matrix, sp.csr_matrix(extra_rows.matrix)], format="csr")
@@ -351,7 +352,7 @@ class WarmLP:
         method: str = "highs",
     ):
         if method not in METHODS:
-            raise ValueError(f"LP method {method!r} is not one of {list(METHODS)}")
+            raise InvalidArgumentError(f"LP method {method!r} is not one of {list(METHODS)}")
         self.problem = problem
         self.objective, lower, upper, matrix, row_lower, row_upper = _assemble(
             problem, extra_rows, extra_columns

@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from lns.core.errors import LNSError
+from lns.core.errors import InvalidArgumentError, LNSError
 from lns.core.problem.mip import Change
 
 #: Seeds handed to a sub-solver are drawn from ``range(SEED_BOUND)``.
@@ -206,7 +206,7 @@ def fixed_indices(fixed: np.ndarray | None, start: np.ndarray | None) -> np.ndar
     """
     fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
     if len(fixed) and start is None:
-        raise ValueError("fixing variables needs a start solution to fix them at")
+        raise InvalidArgumentError("fixing variables needs a start solution to fix them at")
     return fixed
 
 

@@ -30,6 +30,7 @@ import time
 import weakref
 from collections.abc import Callable
 
+from lns.core.errors import InvalidArgumentError
 from lns.core.interrupt import active_guard
 from lns.core.solvers.protocol import SolveStatus, SubSolverAbandonedError
 
@@ -111,7 +112,7 @@ class Watchdog:
         self, owner: str, grace: float = GRACE_SECONDS, patience: float = STOP_PATIENCE_SECONDS
     ):
         if not grace > 0:
-            raise ValueError(f"grace must be > 0 seconds, got {grace!r}")
+            raise InvalidArgumentError(f"grace must be > 0 seconds, got {grace!r}")
         self.owner = owner
         self.grace = grace
         self.patience = patience

@@ -35,6 +35,7 @@ import time
 
 import numpy as np
 
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import Problem
 from lns.core.solvers.cpsat.model import build_cpsat_model
 from lns.core.solvers.protocol import FoundSolution, SolveOutcome, SolveStatus, fixed_indices
@@ -134,7 +135,7 @@ class CpSatSubSolver(WatchedSubSolver):
         grace: float = GRACE_SECONDS,
     ):
         if num_workers < 1:
-            raise ValueError(f"num_workers must be >= 1, got {num_workers}")
+            raise InvalidArgumentError(f"num_workers must be >= 1, got {num_workers}")
         super().__init__(f"the CP-SAT sub-solver of {problem.name}", grace)
         self.problem = problem
         self.built = build_cpsat_model(problem, max_scale_exponent)
@@ -327,5 +328,5 @@ def _parameters(num_workers: int, params: dict):
             setattr(parameters, name, value)
         except (AttributeError, TypeError, ValueError) as error:
             reason = str(error).splitlines()[0]
-            raise ValueError(f"CP-SAT parameter {name}={value!r}: {reason}") from None
+            raise InvalidArgumentError(f"CP-SAT parameter {name}={value!r}: {reason}") from None
     return parameters

@@ -29,6 +29,8 @@ import functools
 import logging
 from collections.abc import Callable
 
+from lns.core.errors import InvalidArgumentError
+
 log = logging.getLogger("lns")
 
 
@@ -114,7 +116,7 @@ class MemoryRelease:
 
     def __init__(self, every: int = 10):
         if every < 1:
-            raise ValueError(f"every must be at least 1, got {every}")
+            raise InvalidArgumentError(f"every must be at least 1, got {every}")
         self.every = every
         self.solves = 0
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
 
-from lns.core.errors import BuildStoppedError, UnknownNameError
+from lns.core.errors import BuildStoppedError, InvalidArgumentError, UnknownNameError
 from lns.core.problem.mip import Problem
 from lns.core.problem.reduced import SUB_PROBLEMS, ReducedProblem, Reducer
 from lns.core.solvers.protocol import (
@@ -239,7 +239,7 @@ class ScipSubSolver(WatchedSubSolver):
         """Use ``model`` as the whole problem's model: its bounds, parameters and recorder."""
         variables = model.getVars()
         if [v.name for v in variables] != list(self.problem.var_names):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"the SCIP model of {self.problem.name} does not list the problem's variables "
                 "in order"
             )

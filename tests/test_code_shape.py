@@ -79,7 +79,8 @@ def test_no_function_of_the_packages_is_longer_than_the_limit():
 
 
 #: Built-in exceptions the packages do not raise themselves: their errors are ``LNSError``s
-#: (:mod:`lns.core.errors`), with ``ValueError`` or ``TypeError`` as a base where callers rely on it.
+#: (:mod:`lns.core.errors`), with ``ValueError`` or ``TypeError`` as a base where callers rely
+#: on it.
 BARE_ERRORS = {"Exception", "ValueError", "TypeError", "RuntimeError", "KeyError", "OSError"}
 
 

@@ -312,39 +312,3 @@ def test_start(benchmark, mode, name, source):
     )
     benchmark.extra_info.update(row)
     assert row["first_solution"] <= row["start_phase"]
-
-
-def measure_continuous(name: str, samples: int, free: int) -> dict:
-    """``samples`` random neighborhoods of ``free`` integer variables of ``name``, from SCIP's
-    first solution, each solved as a reduced problem with every continuous variable free and with
-    those beside a free integer variable only (5 s each): median seconds and objectives."""
-    problem, _ = make_instance(name)
-    first = ScipSubSolver(problem).solve(time_limit=60, seed=0, solution_limit=1)
-    assert first.best is not None, f"{name}: no first solution"
-    start, params = first.best.x, SubSolveParams().sub_mip_params()
-    solvers = {
-        rule: ScipSubSolver(problem, params, sub_problem="reduced", continuous=rule)
-        for rule in ("all", "adjacent")
-    }
-    rng, seconds, objectives = np.random.default_rng(0), {}, {}
-    for sample in range(samples):
-        fixed = np.setdiff1d(problem.integer_indices, rng.choice(problem.integer_indices, free))
-        for rule, solver in solvers.items():
-            began = time.perf_counter()
-            outcome = solver.solve(time_limit=5.0, seed=sample, fixed=fixed, start=start)
-            seconds.setdefault(rule, []).append(time.perf_counter() - began)
-            best = outcome.best.objective if outcome.best else problem.objective_value(start)
-            objectives.setdefault(rule, []).append(best)
-    return {
-        f"{rule} {what}": float(np.median(values[rule]))
-        for rule in solvers
-        for what, values in (("seconds", seconds), ("objective", objectives))
-    }
-
-
-@pytest.mark.parametrize("name", [pytest.param("cfl_100_400", marks=pytest.mark.full)])
-def test_continuous(benchmark, name):
-    benchmark.group = "continuous variables of a reduced problem: all or adjacent"
-    row = benchmark.pedantic(measure_continuous, args=(name, 10, 100), rounds=1, iterations=1)
-    benchmark.extra_info.update(row)
-    assert all(np.isfinite(value) for value in row.values())

@@ -619,7 +619,6 @@ def named_sub_solver(problem: Problem, sub_solve: SubSolveParams, model=None) ->
         sub_solve.sub_mip_params(),
         model=model,
         sub_problem=sub_solve.sub_problem,
-        continuous=sub_solve.reduced_continuous,
     )
 
 

@@ -631,7 +631,6 @@ def test_the_sub_problem_preset_declares_its_variants():
         ("random_whole", "whole"),
         ("random_reduced", "reduced"),
         ("random_auto", "auto"),
-        ("random_adjacent", "auto"),
     ]
 
 

@@ -123,26 +123,14 @@ def test_the_reduction_folds_fixings_into_rows_and_bounds():
 def test_a_neighborhood_of_variables_in_no_row_is_solved():
     problem = unusual_rows()
     start = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 2.0])
-    solver = ScipSubSolver(problem, sub_problem="reduced", continuous="adjacent")
+    solver = ScipSubSolver(problem, sub_problem="reduced")
     fixed = np.array([0, 1, 2, 4])
     assert solver._reducer is not None
-    assert solver._reducer.free_columns(fixed).tolist() == [3]  # y is beside no free integer
+    assert solver._reducer.free_columns(fixed).tolist() == [3, 5]  # z in no row, and y
     outcome = solver.solve(time_limit=10, seed=0, fixed=fixed, start=start)
     assert outcome.status is SolveStatus.OPTIMAL
     assert outcome.best is not None and outcome.best.x[3] == 1.0
-    assert outcome.best.objective == pytest.approx(8.5)
-
-
-def test_adjacent_continuous_variables_keep_only_those_beside_free_integers():
-    problem = cfl.generate(cfl.CFLParams(n_customers=10, n_facilities=5), np.random.default_rng(0))
-    reducer_all, reducer_adjacent = Reducer(problem), Reducer(problem, "adjacent")
-    integers = problem.integer_indices
-    fixed = integers[1:]
-    every, adjacent = reducer_all.free_columns(fixed), reducer_adjacent.free_columns(fixed)
-    assert set(adjacent) < set(every)
-    rows = problem.matrix[:, integers[0]].nonzero()[0]
-    beside = set(problem.matrix[rows].indices) - set(integers)
-    assert set(adjacent) == {int(integers[0])} | beside
+    assert outcome.best.objective == pytest.approx(9.0)
 
 
 def test_auto_solves_small_neighborhoods_reduced_and_large_ones_whole():
@@ -162,8 +150,6 @@ def test_auto_solves_small_neighborhoods_reduced_and_large_ones_whole():
 def test_an_unknown_rule_is_named():
     with pytest.raises(UnknownNameError, match="sub_problem"):
         ScipSubSolver(knapsack(), sub_problem="small")
-    with pytest.raises(UnknownNameError, match="continuous"):
-        Reducer(knapsack(), continuous="none")
 
 
 def test_memory_stays_flat_over_many_reduced_solves():

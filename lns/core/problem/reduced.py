@@ -16,10 +16,10 @@ neighborhood models from the active constraints only:
 - the objective keeps the fixed variables' share as its offset, so that objective values are
   those of the original problem.
 
-Continuous variables stay free as in the whole-model sub-problem (``continuous="all"``), or only
-those sharing a row with a free integer variable do, the others fixed at the incumbent
-(``"adjacent"``). The work is numpy over the problem's sparse columns: it costs what the free
-columns hold, plus one product ``A x*`` per new incumbent.
+Continuous variables stay free, as in the whole-model sub-problem (fixing those that share no row
+with a free integer variable made the sub-MIPs of a facility location problem slower and worse:
+``benchmarks/results/scaling.md``). The work is numpy over the problem's sparse columns: it costs
+what the free columns hold, plus what a new incumbent changed.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import CONTINUOUS, Change, Problem
 
 #: What a sub-solve with fixed variables solves: the whole model with the fixed variables' bounds
@@ -37,9 +36,6 @@ from lns.core.problem.mip import CONTINUOUS, Change, Problem
 #: constraint matrix that the free variables hold
 #: (:func:`lns.core.solvers.scip.subsolver.prefers_reduced`).
 SUB_PROBLEMS = ("whole", "reduced", "auto")
-
-#: What becomes of the continuous variables in a reduced problem (see the module's docstring).
-CONTINUOUS_RULES = ("all", "adjacent")
 
 #: Points whose activities a :class:`Reducer` keeps: the incumbent and the last solution found.
 KNOWN_POINTS = 2
@@ -113,8 +109,6 @@ class Reducer:
     Parameters
     ----------
     problem : Problem
-    continuous : {"all", "adjacent"}
-        Which continuous variables a reduced problem keeps free.
 
     Notes
     -----
@@ -124,11 +118,8 @@ class Reducer:
     anything else gets a product with the whole matrix.
     """
 
-    def __init__(self, problem: Problem, continuous: str = "all"):
-        if continuous not in CONTINUOUS_RULES:
-            raise UnknownNameError("continuous", continuous, CONTINUOUS_RULES)
+    def __init__(self, problem: Problem):
         self.problem = problem
-        self.continuous = continuous
         self.by_column = sp.csc_matrix(problem.matrix)
         self._var_names = np.array(problem.var_names, dtype=object)
         self._row_names = np.array(problem.row_names, dtype=object)
@@ -137,16 +128,9 @@ class Reducer:
 
     def free_columns(self, fixed: np.ndarray) -> np.ndarray:
         """The variables a reduced problem keeps, ascending, when the integer variables
-        ``fixed`` are fixed."""
-        problem = self.problem
-        free = np.ones(problem.n_vars, dtype=bool)
+        ``fixed`` are fixed: the others, continuous ones included."""
+        free = np.ones(self.problem.n_vars, dtype=bool)
         free[fixed] = False
-        if self.continuous == "adjacent":
-            integers = free & problem.integer_mask
-            rows = np.unique(self.by_column[:, np.flatnonzero(integers)].indices)
-            adjacent = np.zeros(problem.n_vars, dtype=bool)
-            adjacent[problem.matrix[rows].indices] = True
-            free = integers | (free & ~problem.integer_mask & adjacent)
         return np.flatnonzero(free)
 
     def nonzeros(self, columns: np.ndarray) -> int:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lns.core.errors import InvalidArgumentError, UnknownNameError
-from lns.core.problem.reduced import CONTINUOUS_RULES, SUB_PROBLEMS
+from lns.core.problem.reduced import SUB_PROBLEMS
 from lns.core.problem.validation import check_integer, check_real
 from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
 
@@ -166,9 +166,6 @@ class SubSolveParams:
         variables' bounds changed, or either, chosen per iteration by
         :func:`lns.core.solvers.scip.subsolver.prefers_reduced`
         (``benchmarks/results/sub_problem_rule.md``).
-    reduced_continuous : {"all", "adjacent"}
-        Which continuous variables a reduced sub-MIP keeps free: all, or those that share a row
-        with a free integer variable (the others fixed at the incumbent).
     scip_params : dict or None
         SCIP parameters of every SCIP solve of an LNS run: the sub-solves, the start and a
         portfolio's ``scip`` workers.
@@ -179,7 +176,6 @@ class SubSolveParams:
     node_limit: int = -1
     sub_mip: str = "fast"
     sub_problem: str = "auto"
-    reduced_continuous: str = "all"
     scip_params: dict | None = None
 
     def __post_init__(self) -> None:
@@ -198,8 +194,6 @@ class SubSolveParams:
             raise UnknownNameError("sub_mip", self.sub_mip, SUB_MIP_SETTINGS)
         if self.sub_problem not in SUB_PROBLEMS:
             raise UnknownNameError("sub_problem", self.sub_problem, SUB_PROBLEMS)
-        if self.reduced_continuous not in CONTINUOUS_RULES:
-            raise UnknownNameError("reduced_continuous", self.reduced_continuous, CONTINUOUS_RULES)
         if self.scip_params is not None and not isinstance(self.scip_params, Mapping):
             raise InvalidArgumentError(
                 f"scip_params={self.scip_params!r} is invalid: expected a "

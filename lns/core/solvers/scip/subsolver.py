@@ -158,9 +158,6 @@ class ScipSubSolver(WatchedSubSolver):
         variables and their rows, built anew in a second SCIP instance kept for it, or either,
         chosen per solve by :func:`prefers_reduced`. A caller that changes :attr:`model` itself
         (Local Branching adds a row) needs ``"whole"``, the default.
-    continuous : {"all", "adjacent"}
-        Which continuous variables a reduced problem keeps free
-        (:class:`lns.core.problem.reduced.Reducer`).
 
     Attributes
     ----------
@@ -188,7 +185,6 @@ class ScipSubSolver(WatchedSubSolver):
         model=None,
         grace: float = GRACE_SECONDS,
         sub_problem: str = "whole",
-        continuous: str = "all",
     ):
         super().__init__(f"the SCIP sub-solver of {problem.name}", grace)
         if sub_problem not in SUB_PROBLEMS:
@@ -207,7 +203,7 @@ class ScipSubSolver(WatchedSubSolver):
         if model is not None:
             self._adopt(model)
         self.sub_problem = sub_problem
-        self._reducer = Reducer(problem, continuous) if sub_problem != "whole" else None
+        self._reducer = Reducer(problem) if sub_problem != "whole" else None
         self._small: tuple | None = None  # the SCIP model of reduced problems and its recorder
         self._active: Any = None  # the pyscipopt.Model solving now
         self.total_solve_time = 0.0

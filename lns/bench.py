@@ -267,6 +267,16 @@ def expand_instances(instances) -> list[Path]:
     return list(seen.values())
 
 
+def variant_of(method: str, method_options: dict | None, variants: dict[str, Variant]) -> Variant:
+    """The :class:`Variant` a name of ``methods`` runs: a declared one, or the method itself with
+    its ``method_options`` (under its full name, or its name without ``@N``)."""
+    if method in variants:
+        return variants[method]
+    options = method_options or {}
+    found = options.get(method) or options.get(split_method(method)[0]) or {}
+    return Variant(method, method, dict(found))
+
+
 def expand_methods(
     methods, method_options: dict | None = None, variants: dict[str, Variant] | None = None
 ) -> list[str]:
@@ -297,14 +307,9 @@ def expand_methods(
             )
         ]
     variants = variants or {}
-    options: dict | None
     for method in names:
-        if method in variants:
-            options = variants[method].options
-            method = variants[method].method
-        else:
-            base = split_method(method)[0]
-            options = method_options.get(method) or method_options.get(base) or {}
+        variant = variant_of(method, method_options, variants)
+        options, method = variant.options, variant.method
         name = split_method(method)[0]
         if name not in method_names():
             raise UnknownNameError("method", name, (*method_names(), *variants, ALL))
@@ -352,12 +357,6 @@ def compose_matrix(
     if not names:
         raise LNSError(f"empty matrix: methods={methods} leaves no method to run")
     seed_list = [int(seed) for seed in _as_list(seeds)]
-    options = method_options or {}
-    plain = {
-        name: Variant(name, name, options.get(name) or options.get(split_method(name)[0]) or {})
-        for name in names
-        if name not in declared
-    }
     return [
         RunSpec(
             instance_set,
@@ -371,7 +370,7 @@ def compose_matrix(
             dict(variant.solve),
         )
         for path in paths
-        for method, variant in ((name, declared.get(name) or plain[name]) for name in names)
+        for method, variant in ((n, variant_of(n, method_options, declared)) for n in names)
         for seed in seed_list
     ]
 

@@ -162,9 +162,13 @@ def incumbent_sequence(problem: Problem, count: int, free: float = 0.5) -> list[
         for seed in range(40):
             if len(xs) >= count:
                 break
-            fixed = np.sort(rng.choice(integers, round((1 - free) * len(integers)), replace=False))
+            fixed = rng.choice(integers, round((1 - free) * len(integers)), replace=False)
             outcome = solver.solve(
-                time_limit=10, seed=seed, fixed=fixed, start=xs[-1], node_limit=20
+                time_limit=10,
+                seed=seed,
+                free=np.setdiff1d(integers, fixed),
+                start=xs[-1],
+                node_limit=20,
             )
             xs.extend(found.x for found in outcome.found)
     finally:

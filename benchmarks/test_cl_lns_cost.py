@@ -93,7 +93,7 @@ class Parts:
             for history in ([start], [start, start])
         ]
         self.calls = 0
-        self.fixed = np.setdiff1d(problem.integer_indices, self.call(self.states[0]).free)
+        self.free = self.call(self.states[0]).free
         self.solver = ScipSubSolver(problem)
 
     def call(self, state: SearchState):
@@ -107,7 +107,7 @@ class Parts:
 
     def sub_solve(self):
         """One sub-solve of a CL-LNS neighborhood at the loop's 5 s limit."""
-        return self.solver.solve(time_limit=5.0, seed=0, fixed=self.fixed, start=self.start)
+        return self.solver.solve(time_limit=5.0, seed=0, free=self.free, start=self.start)
 
     def torch_model(self):
         """The checkpoint's torch model (imports torch)."""

@@ -52,9 +52,8 @@ def select_all(selector: Selector, problem: Problem, xs: list, k: int) -> list[N
 def sub_solve(problem: Problem, solver, x, free, time_limit: float, seed: int) -> float:
     """The best objective after one sub-solve freeing ``free`` around ``x`` (``f(x)`` if none
     better)."""
-    fixed = np.setdiff1d(problem.integer_indices, free)
     best = problem.objective_value(x)
-    for found in solver.solve(time_limit=time_limit, seed=seed, fixed=fixed, start=x).found:
+    for found in solver.solve(time_limit=time_limit, seed=seed, free=free, start=x).found:
         if problem.check(found.x).feasible and problem.is_better(found.objective, best):
             best = found.objective
     return best

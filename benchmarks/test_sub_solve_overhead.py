@@ -55,22 +55,21 @@ RUNNERS = {"inline": inline, "worker thread (used)": None, "thread per solve": t
 
 @pytest.fixture(scope="module")
 def tiny_solves(problem_of, incumbents, mode):
-    """p0201, a first solution, and the fixings of each solve (90 % of the integers)."""
+    """p0201, a first solution, and the free variables of each solve (10 % of the integers)."""
     problem = problem_of("p0201")
-    rng = np.random.default_rng(0)
-    n_fixed = int(0.9 * len(problem.integer_indices))
-    fixings = [
-        np.sort(rng.choice(problem.integer_indices, n_fixed, replace=False))
+    rng, integers = np.random.default_rng(0), problem.integer_indices
+    n_fixed = int(0.9 * len(integers))
+    frees = [
+        np.setdiff1d(integers, rng.choice(integers, n_fixed, replace=False))
         for _ in range(mode.pick(20, 200))
     ]
-    return problem, incumbents("p0201", 1)[0], fixings
+    return problem, incumbents("p0201", 1)[0], frees
 
 
-def solve_all(solver: ScipSubSolver, start: np.ndarray, fixings: list) -> list:
-    """The best objective of a solve from ``start`` with each of ``fixings`` (seeds 0, 1, ...)."""
+def solve_all(solver: ScipSubSolver, start: np.ndarray, frees: list) -> list:
+    """The best objective of a solve from ``start`` freeing each of ``frees`` (seeds 0, 1, ...)."""
     outcomes = [
-        solver.solve(time_limit=10, seed=i, fixed=fixed, start=start)
-        for i, fixed in enumerate(fixings)
+        solver.solve(time_limit=10, seed=i, free=free, start=start) for i, free in enumerate(frees)
     ]
     return [o.best.objective if o.best is not None else None for o in outcomes]
 
@@ -78,18 +77,18 @@ def solve_all(solver: ScipSubSolver, start: np.ndarray, fixings: list) -> list:
 @pytest.mark.parametrize("runner", list(RUNNERS))
 def test_watchdog(benchmark, measure, tiny_solves, runner):
     benchmark.group = "watchdog: tiny sub-solves of p0201"
-    problem, start, fixings = tiny_solves
+    problem, start, frees = tiny_solves
     solver, run = ScipSubSolver(problem), RUNNERS[runner]
     if run is not None:
         solver.watchdog.run = run  # type: ignore[method-assign]
     try:
-        found = measure(lambda: solve_all(solver, start, fixings))
+        found = measure(lambda: solve_all(solver, start, frees))
     finally:
         solver.close()
-    benchmark.extra_info["solves"] = len(fixings)
+    benchmark.extra_info["solves"] = len(frees)
     reference = ScipSubSolver(problem)
     try:
-        assert found == solve_all(reference, start, fixings)
+        assert found == solve_all(reference, start, frees)
     finally:
         reference.close()
 
@@ -135,9 +134,9 @@ def loop_sub_solver(problem, size: dict, log: RSSLog) -> dict:
     integers, rng = problem.integer_indices, np.random.default_rng(0)
     with solver.session():
         for iteration in range(1, size["iterations"] + 1):
-            fixed = rng.permutation(integers)[: len(integers) // 2]
+            free = rng.permutation(integers)[len(integers) // 2 :]
             outcome = solver.solve(
-                time_limit=60, seed=iteration, fixed=fixed, start=x, node_limit=size["nodes"]
+                time_limit=60, seed=iteration, free=free, start=x, node_limit=size["nodes"]
             )
             x = outcome.best.x if outcome.best is not None else x
             log.on_iteration(None)

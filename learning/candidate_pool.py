@@ -110,13 +110,11 @@ def solve_candidate(
     node_limit: int,
 ) -> CandidateResult:
     """The sub-problem of ``free`` (the other integer variables fixed at ``incumbent``)."""
-    fixed_mask = solver.problem.integer_mask.copy()
-    fixed_mask[free] = False
     try:
         outcome = solver.solve(
             time_limit=time_limit,
             seed=seed,
-            fixed=np.flatnonzero(fixed_mask),
+            free=free,
             start=incumbent,
             node_limit=node_limit,
         )

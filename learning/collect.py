@@ -174,11 +174,10 @@ def find_negatives(
             if len(negatives) >= config.max_negatives or tries >= config.max_tries:
                 return negatives, improvements, tries
             candidate = swapped_neighborhood(problem, base, n_swap, rng)
-            fixed = np.flatnonzero(problem.integer_mask & (candidate == 0))
             outcome = solver.solve(
                 time_limit=config.negative_time_limit,
                 seed=int(rng.integers(SEED_BOUND)),
-                fixed=fixed,
+                free=np.flatnonzero(problem.integer_mask & (candidate != 0)),
                 start=incumbent,
             )
             tries += 1

@@ -97,7 +97,7 @@ class FakeSubSolver:
     Attributes
     ----------
     calls : list of dict
-        Per solve: ``fixed``, ``start`` (a copy), ``time_limit`` and ``solution_limit``.
+        Per solve: ``free``, ``start`` (a copy), ``time_limit`` and ``solution_limit``.
     endings : list of str
         How each scheduled solve ended: ``"stopped"`` (by :meth:`stop`), ``"time_limit"`` or
         ``"solution_limit"``; what a test asserts instead of timing the solve.
@@ -120,19 +120,19 @@ class FakeSubSolver:
     @property
     def starts(self) -> list:
         """The starts of the solves with fixings (the incumbents the LNS iterations began at)."""
-        return [call["start"] for call in self.calls if call["fixed"] is not None]
+        return [call["start"] for call in self.calls if call["free"] is not None]
 
     @property
     def solution_limits(self) -> list:
         """The solution limits of the whole-problem solves."""
-        return [call["solution_limit"] for call in self.calls if call["fixed"] is None]
+        return [call["solution_limit"] for call in self.calls if call["free"] is None]
 
     def solve(
         self,
         *,
         time_limit,
         seed,
-        fixed=None,
+        free=None,
         start=None,
         solution_limit=-1,
         node_limit=-1,
@@ -140,13 +140,13 @@ class FakeSubSolver:
     ):
         self.calls.append(
             {
-                "fixed": fixed,
+                "free": free,
                 "start": None if start is None else start.copy(),
                 "time_limit": time_limit,
                 "solution_limit": solution_limit,
             }
         )
-        if fixed is None and self.schedule is not None:
+        if free is None and self.schedule is not None:
             return self._play_schedule(time_limit, solution_limit, on_found)
         self._steps += 1
         step = self.script[min(self._steps, len(self.script)) - 1]

@@ -61,7 +61,7 @@ def test_the_sub_solver_gets_the_incumbent_and_the_fixings():
     _, _, _, solver = _run([(SolveStatus.TIME_LIMIT, [BETTER])], iterations=2)
     np.testing.assert_array_equal(solver.calls[0]["start"], START)
     np.testing.assert_array_equal(solver.calls[1]["start"], BETTER)
-    np.testing.assert_array_equal(solver.calls[0]["fixed"], [2, 3])  # FirstK frees a and b
+    np.testing.assert_array_equal(solver.calls[0]["free"], [0, 1])  # FirstK frees a and b
 
 
 def test_a_failing_sub_solve_keeps_the_incumbent():
@@ -107,7 +107,7 @@ def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem
     )
     # whole, back to the cap, no second try for the same incumbent, improvement, whole again
     assert [r.target_size for r in records] == [2, 4, 2, 2, 2, 4]
-    assert reason is StopReason.OPTIMAL and len(solver.calls[-1]["fixed"]) == 0
+    assert reason is StopReason.OPTIMAL and len(solver.calls[-1]["free"]) == 4
 
 
 def test_iteration_limit():

@@ -139,9 +139,10 @@ def test_kept_fixings_change_only_what_differs_and_are_restored():
     rng = np.random.default_rng(0)
     with kept.session():
         for _ in range(5):
-            fixed = np.sort(rng.choice(problem.integer_indices, 150, replace=False))
-            a = fresh.solve(time_limit=10, seed=1, fixed=fixed, start=start)
-            b = kept.solve(time_limit=10, seed=1, fixed=fixed, start=start)
+            fixed = rng.choice(problem.integer_indices, 150, replace=False)
+            free = np.setdiff1d(problem.integer_indices, fixed)
+            a = fresh.solve(time_limit=10, seed=1, free=free, start=start)
+            b = kept.solve(time_limit=10, seed=1, free=free, start=start)
             assert (a.status, [f.objective for f in a.found]) == (
                 b.status,
                 [f.objective for f in b.found],
@@ -158,6 +159,6 @@ def test_kept_fixings_are_restored_after_an_error():
     original = _bounds(solver)
     start = solver.solve(time_limit=10, seed=0, solution_limit=1).best.x
     with pytest.raises(RuntimeError), solver.session():
-        solver.solve(time_limit=10, seed=0, fixed=problem.integer_indices[:100], start=start)
+        solver.solve(time_limit=10, seed=0, free=problem.integer_indices[100:], start=start)
         raise RuntimeError
     assert _bounds(solver) == original

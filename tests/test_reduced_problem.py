@@ -87,7 +87,7 @@ def test_the_reduced_sub_mip_has_the_optimum_of_the_whole_model(name):
     for _ in range(3):
         free = rng.choice(integers, size=max(1, len(integers) // 3), replace=False)
         fixed = np.setdiff1d(integers, free)
-        kwargs = dict(time_limit=30, seed=1, fixed=fixed, start=start)
+        kwargs = dict(time_limit=30, seed=1, free=free, start=start)
         a, b = whole.solve(**kwargs), reduced.solve(**kwargs)
         assert a.status.proven and b.status.proven, (a.status, b.status)
         start_objective = problem.objective_value(start)
@@ -107,7 +107,7 @@ def test_the_reduction_folds_fixings_into_rows_and_bounds():
     start = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 2.0])  # objective 5.5
     assert problem.check(start).feasible
     reducer = Reducer(problem)
-    columns = reducer.free_columns(np.array([0, 4]))  # x0 = 1, x3 = 1 fixed
+    columns = reducer.free_columns(np.array([1, 2, 3]))  # x0 = 1, x3 = 1 fixed
     assert columns.tolist() == [1, 2, 3, 5]
     reduced = reducer.reduce(columns, start)
     sub = reduced.problem
@@ -124,10 +124,10 @@ def test_a_neighborhood_of_variables_in_no_row_is_solved():
     problem = unusual_rows()
     start = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 2.0])
     solver = ScipSubSolver(problem, sub_problem="reduced")
-    fixed = np.array([0, 1, 2, 4])
+    free = np.array([3])  # x0, x1, x2 and x3 fixed
     assert solver._reducer is not None
-    assert solver._reducer.free_columns(fixed).tolist() == [3, 5]  # z in no row, and y
-    outcome = solver.solve(time_limit=10, seed=0, fixed=fixed, start=start)
+    assert solver._reducer.free_columns(free).tolist() == [3, 5]  # z in no row, and y
+    outcome = solver.solve(time_limit=10, seed=0, free=free, start=start)
     assert outcome.status is SolveStatus.OPTIMAL
     assert outcome.best is not None and outcome.best.x[3] == 1.0
     assert outcome.best.objective == pytest.approx(9.0)
@@ -139,9 +139,9 @@ def test_auto_solves_small_neighborhoods_reduced_and_large_ones_whole():
     start = np.zeros(problem.n_vars)
     solver = ScipSubSolver(problem, sub_problem="auto")
     integers = problem.integer_indices
-    solver.solve(time_limit=10, seed=0, fixed=integers[50:], start=start)
+    solver.solve(time_limit=10, seed=0, free=integers[:50], start=start)
     assert solver.reduced_solves == 1 and not solver.has_model  # the whole model is not built
-    solver.solve(time_limit=10, seed=0, fixed=integers[:50], start=start)
+    solver.solve(time_limit=10, seed=0, free=integers[50:], start=start)
     assert solver.reduced_solves == 1 and solver.has_model
     assert prefers_reduced(1_000, 100_000) and not prefers_reduced(50_000, 100_000)
     assert not prefers_reduced(10, 1_000)  # a small problem: the whole model
@@ -161,8 +161,8 @@ def test_memory_stays_flat_over_many_reduced_solves():
 
     def solve_many(count: int) -> None:
         for _ in range(count):
-            fixed = np.setdiff1d(np.arange(problem.n_vars), rng.choice(2000, 50, replace=False))
-            solver.solve(time_limit=5, seed=0, fixed=fixed, start=start)
+            free = rng.choice(2000, 50, replace=False)
+            solver.solve(time_limit=5, seed=0, free=free, start=start)
 
     solve_many(200)
     settled = process.memory_info().rss
@@ -176,7 +176,7 @@ def test_a_lifted_solution_knows_what_changed_from_its_base(name):
     start = first_solution(problem)
     reducer = Reducer(problem)
     integers = problem.integer_indices
-    reduced = reducer.reduce(reducer.free_columns(integers[::2]), start)
+    reduced = reducer.reduce(reducer.free_columns(integers[1::2]), start)
     values = reduced.start + np.random.default_rng(0).integers(-1, 2, len(reduced.columns))
     x, change = reduced.lift(values), reduced.change(values)
     activity = problem.matrix @ x
@@ -186,7 +186,7 @@ def test_a_lifted_solution_knows_what_changed_from_its_base(name):
     assert change.objective == pytest.approx(problem.objective_value(x))
     assert problem.check(x, change=change).feasible == problem.check(x).feasible
     solver = ScipSubSolver(problem, sub_problem="reduced")
-    outcome = solver.solve(time_limit=10, seed=0, fixed=integers[::2], start=start)
+    outcome = solver.solve(time_limit=10, seed=0, free=integers[1::2], start=start)
     assert outcome.found
     for found in outcome.found:
         rows = found.change.rows
@@ -201,7 +201,7 @@ def test_the_next_incumbent_takes_over_its_bases_activities():
     start = first_solution(problem)
     reducer = Reducer(problem)
     assert reducer.holds(start)
-    reduced = reducer.reduce(reducer.free_columns(problem.integer_indices[::2]), start)
+    reduced = reducer.reduce(reducer.free_columns(problem.integer_indices[1::2]), start)
     values = reduced.start.copy()
     values[0] = 1 - values[0]
     x = reduced.lift(values)
@@ -215,9 +215,9 @@ def test_building_a_large_reduced_problem_stops_at_its_time_limit():
     start = np.zeros(problem.n_vars)
     solver = ScipSubSolver(problem, sub_problem="reduced")
     integers = problem.integer_indices
-    outcome = solver.solve(time_limit=0.001, seed=0, fixed=integers[:10], start=start)
+    outcome = solver.solve(time_limit=0.001, seed=0, free=integers[10:], start=start)
     assert outcome.status is SolveStatus.TIME_LIMIT and outcome.found == []
-    outcome = solver.solve(time_limit=10, seed=0, fixed=integers[50:], start=start)
+    outcome = solver.solve(time_limit=10, seed=0, free=integers[:50], start=start)
     assert outcome.best is not None and problem.check(outcome.best.x).feasible
 
 

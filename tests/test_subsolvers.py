@@ -92,7 +92,7 @@ def test_everything_fixed_at_a_start_reports_nothing_and_is_proven(make, p0201, 
     outcome = make(p0201).solve(
         time_limit=10,
         seed=0,
-        fixed=p0201.integer_indices,
+        free=np.array([], dtype=int),
         start=p0201_start,
         on_found=reported.append,
     )
@@ -126,16 +126,16 @@ def test_fixings_hint_and_cutoff_are_undone_after_solve_and_session(make):
     def whole():
         return solver.solve(time_limit=10, seed=0).best.objective
 
-    assert solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty).best.objective == 15.0
+    assert solver.solve(time_limit=10, seed=0, free=[2, 3], start=empty).best.objective == 15.0
     assert whole() == 23.0
     solver.solve(time_limit=10, seed=0, start=optimum)
     assert whole() == 23.0
     with solver.session():
-        assert solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty).best.objective == 15.0
-        assert solver.solve(time_limit=10, seed=0, fixed=[2, 3], start=empty).best.objective == 23.0
-        solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty)
+        assert solver.solve(time_limit=10, seed=0, free=[2, 3], start=empty).best.objective == 15.0
+        assert solver.solve(time_limit=10, seed=0, free=[0, 1], start=empty).best.objective == 23.0
+        solver.solve(time_limit=10, seed=0, free=[2, 3], start=empty)
         assert whole() == 23.0  # within a session the next solve changes what differs: all of it
-        solver.solve(time_limit=10, seed=0, fixed=[0, 1], start=empty)
+        solver.solve(time_limit=10, seed=0, free=[2, 3], start=empty)
     assert whole() == 23.0
 
 
@@ -146,9 +146,10 @@ def test_a_solution_limit_stops_after_that_many_solutions(make, p0201):
 
 def test_same_seed_and_node_limit_repeat_exactly(make, p0201, p0201_start):
     rng = np.random.default_rng(1)
-    fixed = np.sort(rng.choice(p0201.integer_indices, 100, replace=False))
+    fixed = rng.choice(p0201.integer_indices, 100, replace=False)
+    free = np.setdiff1d(p0201.integer_indices, fixed)
     runs = [
-        make(p0201).solve(time_limit=60, seed=7, fixed=fixed, start=p0201_start, node_limit=20)
+        make(p0201).solve(time_limit=60, seed=7, free=free, start=p0201_start, node_limit=20)
         for _ in range(2)
     ]
     assert runs[0].status == runs[1].status
@@ -275,7 +276,7 @@ def test_cpsat_solves_a_problem_with_a_fractional_objective_again_and_again():
     solver = CpSatSubSolver(problem)
     first = solver.solve(time_limit=5, seed=0)
     assert first.status is SolveStatus.OPTIMAL and first.best.objective == pytest.approx(1 / 3)
-    fixed = solver.solve(time_limit=5, seed=0, fixed=np.array([0]), start=np.array([0.0, 1, 0]))
+    fixed = solver.solve(time_limit=5, seed=0, free=np.array([1, 2]), start=np.array([0.0, 1, 0]))
     assert fixed.status is SolveStatus.OPTIMAL and not fixed.found  # b alone is best with a = 0
     again = solver.solve(time_limit=5, seed=0)
     assert again.status is SolveStatus.OPTIMAL and again.best.objective == pytest.approx(1 / 3)

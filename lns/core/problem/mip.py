@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,37 @@ class Feasibility:
 
 
 @dataclass(frozen=True, eq=False)
+class Scope:
+    """The variables that a :class:`Change` may move and the rows that hold them, with the
+    problem's data on both.
+
+    Taken once per neighborhood (:meth:`Problem.scope`) and shared by the changes found in it:
+    gathering them again from a large problem at each check costs a cache miss per entry.
+
+    Attributes
+    ----------
+    columns : numpy.ndarray of int
+        The variables, ascending.
+    lower, upper : numpy.ndarray
+        Their bounds.
+    integer : numpy.ndarray of bool
+        Which of them are integer.
+    rows : numpy.ndarray of int
+        The rows that hold any of them, ascending.
+    row_lower, row_upper : numpy.ndarray
+        The sides of ``rows``.
+    """
+
+    columns: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    integer: np.ndarray
+    rows: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
 class Change:
     """How a point differs from the feasible point it came from: a solution of a sub-MIP that
     kept every other variable at that point (:mod:`lns.core.problem.reduced`).
@@ -73,22 +105,31 @@ class Change:
     Attributes
     ----------
     base : numpy.ndarray, shape (n,)
-        The feasible point; the point equals it outside ``columns``.
-    columns : numpy.ndarray of int
-        The variables that may differ from ``base``.
-    rows : numpy.ndarray of int
-        The rows that hold any of them; every other row has its activity at ``base``.
-    row_activity : numpy.ndarray, shape (len(rows),)
-        The point's activities on ``rows``.
+        The feasible point; the point equals it outside ``scope.columns``.
+    scope : Scope
+        The variables that may differ from ``base`` and the rows that hold them; every other
+        row has its activity at ``base``.
+    values : numpy.ndarray, shape (len(scope.columns),)
+        The point's values of ``scope.columns``.
+    row_activity : numpy.ndarray, shape (len(scope.rows),)
+        The point's activities on ``scope.rows``.
     objective : float
         The point's objective, in the problem's own sense.
     """
 
     base: np.ndarray
-    columns: np.ndarray
-    rows: np.ndarray
+    scope: Scope
+    values: np.ndarray
     row_activity: np.ndarray
     objective: float
+
+    @property
+    def columns(self) -> np.ndarray:
+        return self.scope.columns
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self.scope.rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,59 +256,65 @@ class Problem:
         Row violations are measured relative to ``max(1, |side|)`` like SCIP's feasibility
         tolerance; a point is feasible when every violation is within its tolerance.
         ``activity`` is ``A x`` where the caller has it already. With ``change`` (``x`` is its
-        base, a feasible point, outside its columns), only the rows and variables that changed
-        are checked: what the rest holds, it held at the base.
+        base, a feasible point, with the change's values on its columns), only the rows and
+        variables that changed are checked, from the change's data: what the rest holds, it
+        held at the base. A change checked before is not checked again.
         """
-        x = np.asarray(x, dtype=float)
-        changed = x if change is None or x.shape != (self.n_vars,) else x[change.columns]
-        if x.shape != (self.n_vars,) or not np.all(np.isfinite(changed)):
-            return Feasibility(np.inf, np.inf, np.inf, False)
         if change is not None:
-            return self._check_values(
-                changed, change.columns, change.row_activity, change.rows, feastol, inttol
-            )
-        if activity is None:
-            activity = self.matrix @ x
-        row = 0.0
-        for rows, sides, scale in self._row_sides:
-            if len(sides):
-                at = activity if rows is None else activity[rows]
-                row = max(row, float(((at - sides) * scale).max()))
-        return self._verdict(row, x, self.lower, self.upper, self.integer_mask, feastol, inttol)
-
-    def _check_values(self, values, columns, activity, rows, feastol, inttol) -> Feasibility:
-        """:meth:`check` of the variables ``columns`` at ``values`` and the rows ``rows`` at
-        ``activity``, nothing else."""
-        row = 0.0
-        for side, sign in ((self.row_lower[rows], -1.0), (self.row_upper[rows], 1.0)):
-            finite = np.isfinite(side)
-            scale = sign / np.maximum(1.0, np.abs(side[finite]))
-            row = max(row, float(((activity[finite] - side[finite]) * scale).max(initial=0.0)))
-        lower, upper = self.lower[columns], self.upper[columns]
-        return self._verdict(row, values, lower, upper, self.integer_mask[columns], feastol, inttol)
-
-    @staticmethod
-    def _verdict(row, x, lower, upper, integer, feastol, inttol) -> Feasibility:
-        """The :class:`Feasibility` of a row violation ``row`` and the point ``x`` within
-        ``lower`` and ``upper``, integral where ``integer``."""
-        bound = float(max(0.0, (lower - x).max(initial=0.0), (x - upper).max(initial=0.0)))
-        xi = x[integer]
+            known = self._change_checks.get(change)
+            if known is not None and known[0] == (feastol, inttol):
+                return known[1]
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.n_vars,):
+            return Feasibility(np.inf, np.inf, np.inf, False)
+        values = x if change is None else change.values
+        if not np.all(np.isfinite(values)):
+            return Feasibility(np.inf, np.inf, np.inf, False)
+        if change is None:
+            activity = self.matrix @ x if activity is None else activity
+            row = _row_violation(activity, self.row_lower, self.row_upper)
+            lower, upper, integer = self.lower, self.upper, self.integer_mask
+        else:
+            scope = change.scope
+            row = _row_violation(change.row_activity, scope.row_lower, scope.row_upper)
+            lower, upper, integer = scope.lower, scope.upper, scope.integer
+        bound = float(
+            max(0.0, (lower - values).max(initial=0.0), (values - upper).max(initial=0.0))
+        )
+        xi = values[integer]
         integrality = float(np.abs(xi - np.round(xi)).max(initial=0.0))
         feasible = row <= feastol and bound <= feastol and integrality <= inttol
-        return Feasibility(row, bound, integrality, feasible)
+        result = Feasibility(row, bound, integrality, feasible)
+        if change is not None:
+            self._change_checks[change] = ((feastol, inttol), result)
+        return result
 
     @functools.cached_property
-    def _row_sides(self) -> tuple:
-        """For :meth:`check`, per side (lower, upper): the rows with that side finite (``None``:
-        all of them), their sides, and the factor that turns ``activity - side`` into the
-        relative violation (negative for the lower side)."""
-        sides = []
-        for bound, sign in ((self.row_lower, -1.0), (self.row_upper, 1.0)):
-            finite = np.isfinite(bound)
-            rows = None if finite.all() else np.flatnonzero(finite)
-            values = bound if rows is None else bound[rows]
-            sides.append((rows, values, sign / np.maximum(1.0, np.abs(values))))
-        return tuple(sides)
+    def _change_checks(self) -> weakref.WeakKeyDictionary:
+        """The checks of points given by a :class:`Change`, while the change lives: the
+        incumbent and a sub-solver's reducer both ask about each solution found."""
+        return weakref.WeakKeyDictionary()
+
+    def _row_violation(self, activity: np.ndarray, rows: np.ndarray | slice) -> float:
+        """The largest violation, relative to ``max(1, |side|)``, of the rows ``rows`` (indices
+        or a slice) at their activities ``activity``."""
+        lower, upper = self.row_lower[rows], self.row_upper[rows]
+        with np.errstate(invalid="ignore"):  # an absent side gives inf / inf: NaN, skipped
+            below = (lower - activity) / np.maximum(1.0, np.abs(lower))
+            above = (activity - upper) / np.maximum(1.0, np.abs(upper))
+        return float(max(np.fmax.reduce(below, initial=0.0), np.fmax.reduce(above, initial=0.0)))
+
+    def scope(self, columns: np.ndarray, rows: np.ndarray) -> Scope:
+        """The :class:`Scope` of the variables ``columns`` and the rows ``rows`` that hold them."""
+        return Scope(
+            columns,
+            self.lower[columns],
+            self.upper[columns],
+            self.integer_mask[columns],
+            rows,
+            self.row_lower[rows],
+            self.row_upper[rows],
+        )
 
     def round_integers(self, x: np.ndarray) -> np.ndarray:
         """A copy of ``x`` with the integer variables rounded to the nearest integer."""
@@ -502,6 +549,15 @@ def problem_from_scip(model, name: str, source: Path | None = None) -> Problem:
 
 #: :meth:`Problem.add_to_scip` asks its ``stop`` once per this many variables and rows.
 BUILD_CHECK_EVERY = 1024
+
+
+def _row_violation(activity: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> float:
+    """The largest violation of the sides ``lower`` and ``upper`` by ``activity``, relative to
+    ``max(1, |side|)``."""
+    with np.errstate(invalid="ignore"):  # an absent side gives inf / inf: NaN, skipped
+        below = (lower - activity) / np.maximum(1.0, np.abs(lower))
+        above = (activity - upper) / np.maximum(1.0, np.abs(upper))
+    return float(max(np.fmax.reduce(below, initial=0.0), np.fmax.reduce(above, initial=0.0)))
 
 
 def _check_stop(stop: Callable[[], bool] | None, count: int, name: str) -> None:

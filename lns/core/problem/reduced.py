@@ -24,12 +24,13 @@ what the free columns hold, plus what a new incumbent changed.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from lns.core.problem.mip import CONTINUOUS, Change, Problem
+from lns.core.problem.mip import Change, Problem, Scope
 
 #: What a sub-solve with fixed variables solves: the whole model with the fixed variables' bounds
 #: changed, the :class:`ReducedProblem`, or either, chosen per solve by the share of the
@@ -52,14 +53,15 @@ class ReducedProblem:
     Attributes
     ----------
     problem : Problem
-        The sub-MIP; its variable ``k`` is the original variable ``columns[k]``, with the name it
-        has there.
-    columns : numpy.ndarray of int, shape (k,)
-        Original indices of the sub-MIP's variables, ascending.
+        The sub-MIP; its variable ``k`` is the original variable ``scope.columns[k]``, with the
+        name it has there.
+    scope : Scope
+        Its variables (``columns``, ascending) and the original rows that hold any of them,
+        with the original problem's data on both.
     base : numpy.ndarray, shape (n,)
         The incumbent: the values of the original variables outside ``columns``.
-    rows : numpy.ndarray of int
-        The original rows that hold any of ``columns``.
+    start : numpy.ndarray, shape (k,)
+        The incumbent's values of ``columns`` (a solution of the sub-MIP).
     row_matrix : scipy.sparse.csr_matrix, shape (len(rows), k)
         The original matrix on ``rows`` and ``columns``.
     base_row_activity : numpy.ndarray, shape (len(rows),)
@@ -67,16 +69,19 @@ class ReducedProblem:
     """
 
     problem: Problem
-    columns: np.ndarray
+    scope: Scope
     base: np.ndarray
-    rows: np.ndarray
+    start: np.ndarray
     row_matrix: sp.csr_matrix
     base_row_activity: np.ndarray
 
     @property
-    def start(self) -> np.ndarray:
-        """The incumbent's values of the sub-MIP's variables (a solution of the sub-MIP)."""
-        return self.base[self.columns]
+    def columns(self) -> np.ndarray:
+        return self.scope.columns
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self.scope.rows
 
     def lift(self, values: np.ndarray) -> np.ndarray:
         """The original problem's point with ``values`` on ``columns`` and ``base`` elsewhere."""
@@ -89,7 +94,7 @@ class ReducedProblem:
         hold the columns and its objective, from what the columns hold alone."""
         activity = self.base_row_activity + self.row_matrix @ (values - self.start)
         objective = self.problem.objective_value(values)
-        return Change(self.base, self.columns, self.rows, activity, objective)
+        return Change(self.base, self.scope, values, activity, objective)
 
 
 @dataclass
@@ -123,15 +128,14 @@ class Reducer:
         self.by_column = sp.csc_matrix(problem.matrix)
         self._var_names = np.array(problem.var_names, dtype=object)
         self._row_names = np.array(problem.row_names, dtype=object)
+        self._continuous = np.flatnonzero(~problem.integer_mask)
         self._known: list[_Point] = []  # the last :data:`KNOWN_POINTS` incumbents, newest first
         self._found: tuple[np.ndarray, Change] | None = None  # the last solution remembered
 
-    def free_columns(self, fixed: np.ndarray) -> np.ndarray:
+    def free_columns(self, free: np.ndarray) -> np.ndarray:
         """The variables a reduced problem keeps, ascending, when the integer variables
-        ``fixed`` are fixed: the others, continuous ones included."""
-        free = np.ones(self.problem.n_vars, dtype=bool)
-        free[fixed] = False
-        return np.flatnonzero(free)
+        outside ``free`` are fixed: ``free`` and the continuous variables."""
+        return np.union1d(np.asarray(free, dtype=np.int64), self._continuous)
 
     def nonzeros(self, columns: np.ndarray) -> int:
         """How many nonzeros of the constraint matrix the variables ``columns`` hold."""
@@ -157,11 +161,17 @@ class Reducer:
 
     def _entry(self, x: np.ndarray) -> _Point:
         """The known point ``x``: kept, the remembered solution moved on from its base (whose
-        activities it takes over, updated on the changed rows), or computed."""
-        for known in self._known:
-            if known.x is x or np.array_equal(known.x, x):
-                return known
-        point = self._advanced(x)
+        activities it takes over, updated on the changed rows), or computed. Identity is
+        looked for before equality, which costs a pass over the point."""
+        point = None
+        for same in (operator.is_, np.array_equal):
+            point = next((known for known in self._known if same(known.x, x)), None)
+            if point is not None:
+                return point
+            if self._found is not None and same(self._found[0], x):
+                point = self._advanced(x)
+                if point is not None:
+                    break
         if point is None:
             x = np.asarray(x, dtype=float)  # the caller's array where it can: identity counts
             point = _Point(x, self.problem.matrix @ x, self.problem.objective_value(x))
@@ -169,9 +179,8 @@ class Reducer:
         return point
 
     def _advanced(self, x: np.ndarray) -> _Point | None:
-        """The remembered solution as a known point, if it is ``x`` and its base is known."""
-        if self._found is None or not np.array_equal(self._found[0], x):
-            return None
+        """The remembered solution, equal to ``x``, as a known point if its base is known."""
+        assert self._found is not None, "_entry asks only with a remembered solution"
         found, change = self._found
         x = np.asarray(x, dtype=float)  # the caller's array, equal to the one found
         base = next((p for p in self._known if p.x is change.base), None)
@@ -189,19 +198,19 @@ class Reducer:
         at its value in ``incumbent``."""
         problem = self.problem
         incumbent = np.asarray(incumbent, dtype=float)
+        start = incumbent[columns]
         entries = self.by_column[:, columns].tocoo()
         rows, inverse = np.unique(entries.row, return_inverse=True)
-        held = entries.data * incumbent[columns][entries.col]
+        held = entries.data * start[entries.col]
         point = self._entry(incumbent)
         base_row_activity = point.activity[rows]
         fixed_activity = base_row_activity - np.bincount(inverse, weights=held, minlength=len(rows))
+        scope = problem.scope(columns, rows)
         with np.errstate(invalid="ignore"):  # inf - finite stays inf
-            row_lower = problem.row_lower[rows] - fixed_activity
-            row_upper = problem.row_upper[rows] - fixed_activity
+            row_lower = scope.row_lower - fixed_activity
+            row_upper = scope.row_upper - fixed_activity
         single = np.bincount(inverse, minlength=len(rows))[inverse] == 1
-        lower, upper = self._bounds(
-            columns, incumbent, entries, inverse, single, row_lower, row_upper
-        )
+        lower, upper = _bounds(scope, start, entries, inverse, single, row_lower, row_upper)
         kept_rows, local = np.unique(inverse[~single], return_inverse=True)
         matrix = sp.csr_matrix(
             (entries.data[~single], (local, entries.col[~single])),
@@ -215,7 +224,7 @@ class Reducer:
             lower=lower,
             upper=upper,
             objective=objective,
-            objective_offset=point.objective - float(objective @ incumbent[columns]),
+            objective_offset=point.objective - float(objective @ start),
             sense=problem.sense,
             matrix=matrix,
             row_lower=row_lower[kept_rows],
@@ -225,29 +234,27 @@ class Reducer:
         row_matrix = sp.csr_matrix(
             (entries.data, (inverse, entries.col)), shape=(len(rows), len(columns))
         )
-        return ReducedProblem(sub, columns, point.x, rows, row_matrix, base_row_activity)
+        return ReducedProblem(sub, scope, point.x, start, row_matrix, base_row_activity)
 
-    def _bounds(
-        self,
-        columns: np.ndarray,
-        incumbent: np.ndarray,
-        entries: sp.coo_matrix,
-        inverse: np.ndarray,
-        single: np.ndarray,
-        row_lower: np.ndarray,
-        row_upper: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The variables' bounds tightened by their one-variable rows, integers rounded inwards,
-        the incumbent's values kept inside."""
-        problem = self.problem
-        lower, upper = problem.lower[columns].copy(), problem.upper[columns].copy()
-        a, j, i = entries.data[single], entries.col[single], inverse[single]
-        with np.errstate(invalid="ignore"):
-            from_lower, from_upper = row_lower[i] / a, row_upper[i] / a
-        np.maximum.at(lower, j, np.where(a > 0, from_lower, from_upper))
-        np.minimum.at(upper, j, np.where(a > 0, from_upper, from_lower))
-        integer = problem.var_types[columns] != CONTINUOUS
-        lower[integer] = np.ceil(lower[integer] - BOUND_TOLERANCE)
-        upper[integer] = np.floor(upper[integer] + BOUND_TOLERANCE)
-        values = incumbent[columns]
-        return np.minimum(lower, values), np.maximum(upper, values)
+
+def _bounds(
+    scope: Scope,
+    start: np.ndarray,
+    entries: sp.coo_matrix,
+    inverse: np.ndarray,
+    single: np.ndarray,
+    row_lower: np.ndarray,
+    row_upper: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds of ``scope``'s variables tightened by their one-variable rows, integers rounded
+    inwards, the incumbent's values ``start`` kept inside."""
+    lower, upper = scope.lower.copy(), scope.upper.copy()
+    a, j, i = entries.data[single], entries.col[single], inverse[single]
+    with np.errstate(invalid="ignore"):
+        from_lower, from_upper = row_lower[i] / a, row_upper[i] / a
+    np.maximum.at(lower, j, np.where(a > 0, from_lower, from_upper))
+    np.minimum.at(upper, j, np.where(a > 0, from_upper, from_lower))
+    integer = scope.integer
+    lower[integer] = np.ceil(lower[integer] - BOUND_TOLERANCE)
+    upper[integer] = np.floor(upper[integer] + BOUND_TOLERANCE)
+    return np.minimum(lower, start), np.maximum(upper, start)

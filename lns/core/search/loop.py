@@ -196,12 +196,10 @@ class _Search:
             iteration=iteration,
             size=size,
         )
-        fixed_mask = self.problem.integer_mask.copy()
-        fixed_mask[neighborhood.free] = False
         time_left = self._time_left()
         if time_left <= 0:
             return self.stop.fired(stop_state(self.incumbent, iteration)) or StopReason.TIME_LIMIT
-        status, solve_time, found = self._sub_solve(iteration, neighborhood, fixed_mask, time_left)
+        status, solve_time, found = self._sub_solve(iteration, neighborhood, time_left)
         if self.failures >= self.max_failures:
             return StopReason.FAILURES
         improved |= found
@@ -225,7 +223,7 @@ class _Search:
         self.size_rule.update(
             improved, timed_out=status is SolveStatus.TIME_LIMIT, complete=status.proven
         )
-        return self._verdict(status, nothing_fixed=not fixed_mask.any())
+        return self._verdict(status, nothing_fixed=self._frees_all(neighborhood.free))
 
     def _select(self, iteration: int, target: int) -> Neighborhood:
         x, objective = self._current()
@@ -244,8 +242,13 @@ class _Search:
             callback.on_selection(state, target, neighborhood)
         return neighborhood
 
+    def _frees_all(self, free: np.ndarray) -> bool:
+        """Whether the neighborhood ``free`` holds every integer variable."""
+        n_integer = len(self.problem.integer_indices)
+        return len(free) >= n_integer and len(np.unique(free)) == n_integer
+
     def _sub_solve(
-        self, iteration: int, neighborhood: Neighborhood, fixed_mask: np.ndarray, time_left: float
+        self, iteration: int, neighborhood: Neighborhood, time_left: float
     ) -> tuple[SolveStatus, float, bool]:
         """Solve the sub-problem; returns its status, its seconds, and whether it improved."""
         accepted = []
@@ -269,7 +272,7 @@ class _Search:
             outcome: SolveOutcome = self.sub_solver.solve(
                 time_limit=min(self.sub_solve.time_limit, time_left),
                 seed=int(self.rng.integers(SEED_BOUND)),
-                fixed=np.flatnonzero(fixed_mask),
+                free=neighborhood.free,
                 start=self.incumbent.x,
                 node_limit=self.sub_solve.node_limit,
                 on_found=offer,

@@ -144,13 +144,13 @@ def warm_start(
     if reason is None and solver is None:
         reason = "this method takes complete starts only"
     if reason is None:
-        fixed = np.flatnonzero(problem.integer_mask & assigned)
+        fixed = problem.integer_mask & assigned
         values = np.where(assigned, x, np.clip(0.0, problem.lower, problem.upper))
         values[fixed] = np.round(values[fixed])
         outcome = solver.solve(
             time_limit=time_limit,
             seed=seed,
-            fixed=fixed,
+            free=np.flatnonzero(problem.integer_mask & ~assigned),
             start=values,
             node_limit=node_limit,
             on_found=lambda found: incumbent.offer(found.x, found_at=found.time, source="user"),
@@ -159,7 +159,7 @@ def warm_start(
             log.info(
                 "%s: completed the start (%d of %d integer variables fixed)",
                 problem.name,
-                len(fixed),
+                int(fixed.sum()),
                 len(problem.integer_indices),
             )
             return True

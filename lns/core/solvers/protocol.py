@@ -1,7 +1,8 @@
 """The sub-solver protocol: what the LNS loop asks of the solver of its sub-problems.
 
 A sub-solver holds one model of the whole problem for a run and solves it again and
-again with a different set of integer variables fixed at the incumbent's values. SCIP
+again with a different set of integer variables left free, the others fixed at the incumbent's
+values. SCIP
 (:class:`lns.core.solvers.scip.subsolver.ScipSubSolver`) solves any MILP; CP-SAT
 (:class:`lns.core.solvers.cpsat.subsolver.CpSatSubSolver`) pure-integer problems. The loop
 (:mod:`lns.core.search.loop`), the interrupt guard (:mod:`lns.core.interrupt`) and the tests'
@@ -21,7 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from lns.core.errors import InvalidArgumentError, LNSError
-from lns.core.problem.mip import Change
+from lns.core.problem.mip import Change, Problem
 
 #: Seeds handed to a sub-solver are drawn from ``range(SEED_BOUND)``.
 SEED_BOUND = 2**31 - 1
@@ -145,13 +146,13 @@ class SubSolver(Protocol):
         *,
         time_limit: float,
         seed: int,
-        fixed: np.ndarray | None = None,
+        free: np.ndarray | None = None,
         start: np.ndarray | None = None,
         solution_limit: int = -1,
         node_limit: int = -1,
         on_found: OnFound | None = None,
     ) -> SolveOutcome:
-        """Solve with the variables ``fixed`` held at their values in ``start``.
+        """Solve with the integer variables outside ``free`` held at their values in ``start``.
 
         Parameters
         ----------
@@ -159,11 +160,14 @@ class SubSolver(Protocol):
             Seconds for this solve.
         seed : int
             The solver's random seed for this solve, in ``range(SEED_BOUND)``.
-        fixed : numpy.ndarray of int, optional
-            Indices of the variables fixed at ``start``; none if omitted.
+        free : numpy.ndarray of int, optional
+            Indices of the integer variables left free; every other integer variable is fixed
+            at its value in ``start`` (continuous variables are always free). Omitted: none is
+            fixed. The neighborhood, not its complement, so that a solve's preparation can cost
+            what the neighborhood holds rather than the whole problem.
         start : numpy.ndarray, optional
             A feasible solution: a start (hint) and a cutoff, so that only strictly better
-            solutions are reported. Required when ``fixed`` is given.
+            solutions are reported. Required when ``free`` is given.
         solution_limit : int
             Stop after this many solutions (-1: no limit).
         node_limit : int
@@ -196,18 +200,24 @@ class SubSolver(Protocol):
         ...
 
 
-def fixed_indices(fixed: np.ndarray | None, start: np.ndarray | None) -> np.ndarray:
-    """``fixed`` of :meth:`SubSolver.solve` as an index array (empty if omitted).
+def fixed_indices(
+    problem: Problem, free: np.ndarray | None, start: np.ndarray | None
+) -> np.ndarray:
+    """The integer variables that a solve of :meth:`SubSolver.solve` with ``free`` fixes, as an
+    index array, ascending (empty if ``free`` is omitted).
 
     Raises
     ------
-    ValueError
+    InvalidArgumentError
         Variables to fix but no ``start`` to fix them at.
     """
-    fixed = np.empty(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
-    if len(fixed) and start is None:
+    if free is None:
+        return np.empty(0, dtype=np.int64)
+    if start is None:
         raise InvalidArgumentError("fixing variables needs a start solution to fix them at")
-    return fixed
+    fixed = problem.integer_mask.copy()
+    fixed[np.asarray(free, dtype=np.int64)] = False
+    return np.flatnonzero(fixed)
 
 
 @contextlib.contextmanager

@@ -154,19 +154,19 @@ class CpSatSubSolver(WatchedSubSolver):
         *,
         time_limit: float,
         seed: int,
-        fixed: np.ndarray | None = None,
+        free: np.ndarray | None = None,
         start: np.ndarray | None = None,
         solution_limit: int = -1,
         node_limit: int = -1,
         on_found=None,
     ) -> SolveOutcome:
-        """Solve with ``fixed`` variables held at their ``start`` values.
+        """Solve with the integer variables outside ``free`` held at their ``start`` values.
 
         See :meth:`lns.core.solvers.protocol.SubSolver.solve`. ``seed`` is CP-SAT's ``random_seed``;
         ``node_limit`` becomes ``max_deterministic_time = node_limit *``
         :data:`DETERMINISTIC_SECONDS_PER_NODE`.
         """
-        fixed = fixed_indices(fixed, start)
+        fixed = fixed_indices(self.problem, free, start)
         self._watchdog.arm()
         time_limit = max(0.01, float(time_limit))
         start_int = None if start is None else np.rint(start).astype(np.int64)

@@ -265,25 +265,28 @@ class ScipSubSolver(WatchedSubSolver):
         *,
         time_limit: float,
         seed: int,
-        fixed: np.ndarray | None = None,
+        free: np.ndarray | None = None,
         start: np.ndarray | None = None,
         solution_limit: int = -1,
         node_limit: int = -1,
         on_found=None,
         on_first_lp: Callable[[float], None] | None = None,
     ) -> SolveOutcome:
-        """Solve with ``fixed`` variables held at their ``start`` values.
+        """Solve with the integer variables outside ``free`` held at their ``start`` values.
 
         See :meth:`lns.core.solvers.protocol.SubSolver.solve`. ``time_limit`` is clipped at 0.01
         from below; ``seed`` is SCIP's ``randomization/randomseedshift``. ``on_first_lp`` is
         called with the ``time.perf_counter()`` at which SCIP solved the first LP of this solve
-        (not at all when presolving ends the solve, or the limits come first).
+        (not at all when presolving ends the solve, or the limits come first). Building a
+        reduced problem counts in the time limit.
         """
-        fixed = fixed_indices(fixed, start)
+        if free is not None and start is None:
+            fixed_indices(self.problem, free, start)  # raises: fixings need a start
         self._watchdog.arm()
         limits = (min(1e20, max(0.01, float(time_limit))), seed, solution_limit, node_limit)
-        reduced = self._reduced(fixed, start)
-        if reduced is None:
+        columns = self._reduced_columns(free, start)
+        reduced: ReducedProblem | None = None
+        if columns is None:
             self.model.freeTransform()
             model, recorder = self.model, self._recorder
         else:
@@ -296,11 +299,14 @@ class ScipSubSolver(WatchedSubSolver):
         began = time.perf_counter()
 
         def prepare():
-            if reduced is None:
+            nonlocal reduced
+            if columns is None:
                 self._prepare(model, self.variables, limits, start)
-                self._fix(fixed, start)
+                self._fix(fixed_indices(self.problem, free, start), start)
             else:
                 deadline = began + limits[0]
+                assert self._reducer is not None and start is not None, "_reduced_columns"
+                reduced = self._reducer.reduce(columns, start)
                 recorder.variables = _load(model, reduced, lambda: self._stops(deadline))
                 recorder.reduced = reduced
                 left = max(0.01, deadline - time.perf_counter())
@@ -328,18 +334,21 @@ class ScipSubSolver(WatchedSubSolver):
         was requested."""
         return self._watchdog.stop_requested or time.perf_counter() >= deadline
 
-    def _reduced(self, fixed: np.ndarray, start: np.ndarray | None) -> ReducedProblem | None:
-        """The reduced problem of this solve, or ``None`` where it solves the whole model."""
-        if self._reducer is None or start is None or not len(fixed):
+    def _reduced_columns(
+        self, free: np.ndarray | None, start: np.ndarray | None
+    ) -> np.ndarray | None:
+        """The variables of this solve's reduced problem, or ``None`` where it solves the whole
+        model."""
+        if self._reducer is None or start is None or free is None:
             return None
-        if not self._reducer.holds(start):
-            return None
-        columns = self._reducer.free_columns(fixed)
+        columns = self._reducer.free_columns(free)
+        if len(columns) == self.problem.n_vars or not self._reducer.holds(start):
+            return None  # nothing fixed, or a start to complete: only the whole model knows
         if self.sub_problem == "auto" and not prefers_reduced(
             self._reducer.nonzeros(columns), self.problem.matrix.nnz
         ):
             return None
-        return self._reducer.reduce(columns, start)
+        return columns
 
     def _small_model(self) -> tuple:
         """The SCIP instance that solves reduced problems, and its recorder; made on first use."""

@@ -32,6 +32,7 @@ from lns.core.errors import (
     UnsupportedProblemError,
 )
 from lns.core.problem.file_numbers import check_file_numbers
+from lns.core.problem.names import Names
 from lns.core.problem.validation import SCIP_INFINITY, problem_data_error
 
 BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
@@ -140,8 +141,9 @@ class Problem:
     ----------
     name : str
         Instance name (file name without the extensions).
-    var_names : tuple of str
-        Variable names, length ``n``.
+    var_names : Names
+        Variable names, length ``n`` (any sequence of strings is taken and held as
+        :class:`lns.core.problem.names.Names`).
     var_types : numpy.ndarray of str, shape (n,)
         ``"B"`` binary, ``"I"`` general integer, ``"C"`` continuous.
     lower, upper : numpy.ndarray, shape (n,)
@@ -156,8 +158,8 @@ class Problem:
         Constraint coefficients.
     row_lower, row_upper : numpy.ndarray, shape (m,)
         Row bounds, ``±inf`` where a side is absent.
-    row_names : tuple of str
-        Constraint names, length ``m``.
+    row_names : Names
+        Constraint names, length ``m`` (held like ``var_names``).
     source : pathlib.Path or None
         The file the problem was read from, if any.
 
@@ -170,7 +172,7 @@ class Problem:
     """
 
     name: str
-    var_names: tuple
+    var_names: Names
     var_types: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
@@ -180,10 +182,12 @@ class Problem:
     matrix: sp.csr_matrix
     row_lower: np.ndarray
     row_upper: np.ndarray
-    row_names: tuple
+    row_names: Names
     source: Path | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "var_names", Names.of(self.var_names))  # frozen: set once
+        object.__setattr__(self, "row_names", Names.of(self.row_names))
         n, m = len(self.var_names), len(self.row_names)
         if self.sense not in ("minimize", "maximize"):
             raise InvalidProblemDataError(

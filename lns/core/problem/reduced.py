@@ -126,8 +126,6 @@ class Reducer:
     def __init__(self, problem: Problem):
         self.problem = problem
         self.by_column = sp.csc_matrix(problem.matrix)
-        self._var_names = np.array(problem.var_names, dtype=object)
-        self._row_names = np.array(problem.row_names, dtype=object)
         self._continuous = np.flatnonzero(~problem.integer_mask)
         self._known: list[_Point] = []  # the last :data:`KNOWN_POINTS` incumbents, newest first
         self._found: tuple[np.ndarray, Change] | None = None  # the last solution remembered
@@ -219,7 +217,7 @@ class Reducer:
         objective = problem.objective[columns]
         sub = Problem(
             name=f"{problem.name}_neighborhood",
-            var_names=tuple(self._var_names[columns]),
+            var_names=problem.var_names.take(columns),
             var_types=problem.var_types[columns],
             lower=lower,
             upper=upper,
@@ -229,7 +227,7 @@ class Reducer:
             matrix=matrix,
             row_lower=row_lower[kept_rows],
             row_upper=row_upper[kept_rows],
-            row_names=tuple(self._row_names[rows[kept_rows]]),
+            row_names=problem.row_names.take(rows[kept_rows]),
         )
         row_matrix = sp.csr_matrix(
             (entries.data, (inverse, entries.col)), shape=(len(rows), len(columns))

@@ -38,6 +38,7 @@ import queue
 import signal
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -46,6 +47,7 @@ from lns.core.interrupt import STOP_SIGNALS, active_guard
 from lns.core.parallel.allocation import RULES, Allocation
 from lns.core.parallel.early import EarlyStart
 from lns.core.parallel.kinds.protocol import WorkerSpec
+from lns.core.parallel.shared_problem import SharedProblem
 from lns.core.parallel.spawn_main import main_module_skipped, refers_to_main
 from lns.core.parallel.worker import worker_main
 from lns.core.problem.mip import Problem
@@ -162,6 +164,7 @@ class Portfolio:
         self.exchange_time = 0.0
         self.background_start = background_start
         self._starter: threading.Thread | None = None
+        self._shared: SharedProblem | None = None
         self._start_error: BaseException | None = None
         self._all_started = threading.Event()
         self._closing = threading.Event()
@@ -216,6 +219,7 @@ class Portfolio:
             raise error
 
     def _start_processes(self) -> None:
+        self._shared = SharedProblem(self.problem)  # the workers' problem: one copy for all
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:  # a Ctrl-C while a worker starts up must not reach it before it ignores it
             with main_module_skipped(self.needs_main):
@@ -223,7 +227,7 @@ class Portfolio:
                     process = self.context.Process(
                         target=worker_main,
                         name=f"lns-worker-{spec.worker}",
-                        args=(spec, inbox, self.outbox),
+                        args=(replace(spec, problem=self._shared), inbox, self.outbox),
                         daemon=True,
                     )
                     process.start()
@@ -293,6 +297,9 @@ class Portfolio:
         for channel in (self.outbox, *self.inboxes):
             channel.close()
             channel.cancel_join_thread()
+        if self._shared is not None:  # every worker has ended: none maps the block any more
+            self._shared.close()
+            self._shared = None
 
     def source(self, worker: int, arm: str | None = None) -> str:
         """The word for the records and progress lines: ``"worker 2/4 (lns/rins)"``,

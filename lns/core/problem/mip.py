@@ -17,7 +17,7 @@ import shutil
 import sys
 import tempfile
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
@@ -141,9 +141,8 @@ class Problem:
     ----------
     name : str
         Instance name (file name without the extensions).
-    var_names : Names
-        Variable names, length ``n`` (any sequence of strings is taken and held as
-        :class:`lns.core.problem.names.Names`).
+    var_names : sequence of str
+        Variable names, length ``n``, held as :class:`lns.core.problem.names.Names`.
     var_types : numpy.ndarray of str, shape (n,)
         ``"B"`` binary, ``"I"`` general integer, ``"C"`` continuous.
     lower, upper : numpy.ndarray, shape (n,)
@@ -158,8 +157,8 @@ class Problem:
         Constraint coefficients.
     row_lower, row_upper : numpy.ndarray, shape (m,)
         Row bounds, ``±inf`` where a side is absent.
-    row_names : Names
-        Constraint names, length ``m`` (held like ``var_names``).
+    row_names : sequence of str
+        Constraint names, length ``m``, held as :class:`lns.core.problem.names.Names`.
     source : pathlib.Path or None
         The file the problem was read from, if any.
 
@@ -172,7 +171,7 @@ class Problem:
     """
 
     name: str
-    var_names: Names
+    var_names: Sequence[str]
     var_types: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
@@ -182,7 +181,7 @@ class Problem:
     matrix: sp.csr_matrix
     row_lower: np.ndarray
     row_upper: np.ndarray
-    row_names: Names
+    row_names: Sequence[str]
     source: Path | None = None
 
     def __post_init__(self):
@@ -230,6 +229,12 @@ class Problem:
     def integer_indices(self) -> np.ndarray:
         """Indices of the binary and general-integer variables, ascending."""
         return np.flatnonzero(self.integer_mask)
+
+    @functools.cached_property
+    def by_column(self) -> sp.csc_matrix:
+        """The constraint matrix by columns, built on first use: what a sub-problem of some
+        free variables reads (:mod:`lns.core.problem.reduced`)."""
+        return sp.csc_matrix(self.matrix)
 
     @functools.cached_property
     def min_objective(self) -> np.ndarray:

@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lns.core.problem.mip import Change, Problem, Scope
+from lns.core.problem.names import Names
 
 #: What a sub-solve with fixed variables solves: the whole model with the fixed variables' bounds
 #: changed, the :class:`ReducedProblem`, or either, chosen per solve by the share of the
@@ -117,7 +118,8 @@ class Reducer:
 
     Notes
     -----
-    It holds the constraint matrix by columns (one more sparse copy of the problem), and the row
+    It reads the constraint matrix by columns (:attr:`Problem.by_column`, a second sparse copy
+    of the problem, made once per problem and shared with a portfolio's workers), and holds the row
     activities ``A x*`` of the incumbents it was given: a solution found in a reduced problem
     (:meth:`remember`) that becomes the next incumbent has them updated on the rows it changed,
     anything else gets a product with the whole matrix.
@@ -125,7 +127,7 @@ class Reducer:
 
     def __init__(self, problem: Problem):
         self.problem = problem
-        self.by_column = sp.csc_matrix(problem.matrix)
+        self.by_column = problem.by_column
         self._continuous = np.flatnonzero(~problem.integer_mask)
         self._known: list[_Point] = []  # the last :data:`KNOWN_POINTS` incumbents, newest first
         self._found: tuple[np.ndarray, Change] | None = None  # the last solution remembered
@@ -217,7 +219,7 @@ class Reducer:
         objective = problem.objective[columns]
         sub = Problem(
             name=f"{problem.name}_neighborhood",
-            var_names=problem.var_names.take(columns),
+            var_names=Names.of(problem.var_names).take(columns),
             var_types=problem.var_types[columns],
             lower=lower,
             upper=upper,
@@ -227,7 +229,7 @@ class Reducer:
             matrix=matrix,
             row_lower=row_lower[kept_rows],
             row_upper=row_upper[kept_rows],
-            row_names=problem.row_names.take(rows[kept_rows]),
+            row_names=Names.of(problem.row_names).take(rows[kept_rows]),
         )
         row_matrix = sp.csr_matrix(
             (entries.data, (inverse, entries.col)), shape=(len(rows), len(columns))

@@ -1,0 +1,142 @@
+"""One copy of a problem for all the workers of a portfolio: its arrays in shared memory.
+
+A portfolio's workers are spawned processes, and each used to unpickle its own copy of the
+problem and build its own copy of the matrix by columns (:attr:`Problem.by_column`). On a
+problem of millions of nonzeros and many cores that is the matrix, its names and its bounds
+once per core. :class:`SharedProblem` puts every array of the problem, the matrix by rows and
+by columns and the names (:class:`lns.core.problem.names.Names`) included, into one block of
+shared memory; pickled into a worker, it arrives as a :class:`Problem` whose arrays are views
+of that block, so the workers hold no copy of their own. The main process keeps the block until
+:meth:`SharedProblem.close`, which the portfolio calls when its workers are gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from multiprocessing import shared_memory
+
+import numpy as np
+import scipy.sparse as sp
+
+from lns.core.problem.mip import Problem
+from lns.core.problem.names import Names
+
+#: Each array starts at a multiple of this many bytes of the block.
+ALIGNMENT = 64
+
+#: The blocks a worker process has mapped: kept open while the process lives, since the
+#: problem's arrays are views of them.
+_ATTACHED: list = []
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each array of a problem lies in the block, and the problem's other fields."""
+
+    arrays: tuple  # (key, dtype string, shape, offset in bytes)
+    fields: dict  # name, objective_offset, sense, source, shape
+
+
+def _arrays(problem: Problem) -> dict:
+    """The arrays of ``problem`` that the block holds, by key."""
+    by_rows, by_columns = problem.matrix, problem.by_column
+    var_names, row_names = Names.of(problem.var_names), Names.of(problem.row_names)
+    return {
+        "var_types": problem.var_types,
+        "lower": problem.lower,
+        "upper": problem.upper,
+        "objective": problem.objective,
+        "row_lower": problem.row_lower,
+        "row_upper": problem.row_upper,
+        "rows.data": by_rows.data,
+        "rows.indices": by_rows.indices,
+        "rows.indptr": by_rows.indptr,
+        "columns.data": by_columns.data,
+        "columns.indices": by_columns.indices,
+        "columns.indptr": by_columns.indptr,
+        "var_names.buffer": var_names.buffer,
+        "var_names.offsets": var_names.offsets,
+        "row_names.buffer": row_names.buffer,
+        "row_names.offsets": row_names.offsets,
+    }
+
+
+class SharedProblem:
+    """A problem's arrays copied into one block of shared memory.
+
+    Parameters
+    ----------
+    problem : Problem
+
+    Attributes
+    ----------
+    nbytes : int
+        The block's size.
+    """
+
+    def __init__(self, problem: Problem):
+        arrays, layout, offset = _arrays(problem), [], 0
+        for key, array in arrays.items():
+            layout.append((key, array.dtype.str, array.shape, offset))
+            offset += -(-array.nbytes // ALIGNMENT) * ALIGNMENT
+        self.nbytes = max(offset, 1)
+        self._block = shared_memory.SharedMemory(create=True, size=self.nbytes)
+        for key, dtype, shape, at in layout:
+            _view(self._block, dtype, shape, at)[...] = arrays[key]
+        fields = dict(
+            name=problem.name,
+            objective_offset=problem.objective_offset,
+            sense=problem.sense,
+            source=problem.source,
+            shape=problem.matrix.shape,
+        )
+        self._layout = _Layout(tuple(layout), fields)
+
+    def __reduce__(self):
+        return _attach, (self._block.name, self._layout)
+
+    def close(self) -> None:
+        """Release the block (the workers that mapped it must be gone)."""
+        self._block.close()
+        self._block.unlink()
+
+
+def _view(block: shared_memory.SharedMemory, dtype: str, shape: tuple, offset: int) -> np.ndarray:
+    """The array of ``dtype`` and ``shape`` at ``offset`` bytes into ``block``."""
+    count = int(np.prod(shape))
+    if count == 0:
+        return np.empty(shape, dtype=dtype)
+    assert block.buf is not None, "an open block"
+    return np.frombuffer(block.buf, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def _attach(name: str, layout: _Layout) -> Problem:
+    """In a worker: the problem whose arrays are views of the block ``name``."""
+    # Mapping registers the block with the resource tracker that a spawned process shares with
+    # the main one, where it is registered already: the tracker unlinks it if the main process
+    # dies without closing it, and never while the main process lives.
+    block = shared_memory.SharedMemory(name=name)
+    _ATTACHED.append(block)
+    arrays = {key: _view(block, dtype, shape, at) for key, dtype, shape, at in layout.arrays}
+    fields = dict(layout.fields)
+    shape = fields.pop("shape")
+    problem = Problem(
+        var_names=Names(arrays["var_names.buffer"], arrays["var_names.offsets"]),
+        var_types=arrays["var_types"],
+        lower=arrays["lower"],
+        upper=arrays["upper"],
+        objective=arrays["objective"],
+        matrix=_matrix(sp.csr_matrix, arrays, "rows", shape),
+        row_lower=arrays["row_lower"],
+        row_upper=arrays["row_upper"],
+        row_names=Names(arrays["row_names.buffer"], arrays["row_names.offsets"]),
+        **fields,
+    )
+    problem.__dict__["by_column"] = _matrix(sp.csc_matrix, arrays, "columns", shape)
+    return problem
+
+
+def _matrix(kind, arrays: dict, prefix: str, shape: tuple):
+    """The sparse matrix of ``kind`` on the arrays ``prefix.data``, ``.indices``, ``.indptr``."""
+    parts = (arrays[f"{prefix}.{part}"] for part in ("data", "indices", "indptr"))
+    return kind(tuple(parts), shape=shape, copy=False)

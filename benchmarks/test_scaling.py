@@ -29,6 +29,9 @@ Groups:
   solution (the start above for generated instances), 2 s each; ``extra_info`` has per fraction
   the free columns' median share of the nonzeros, the median seconds of each and their median
   ratio. Where both solved a neighborhood to optimality, their objectives agree.
+- ``workers``: a portfolio of random LNS workers for 20 s (quick: 4 s) from the start; the
+  peak memory of all its processes together (proportional set sizes: a page that ``k``
+  processes share counts ``1/k`` in each) and of one worker's own pages (unique set size).
 - ``start``: a run of random LNS with the default settings on the problem held in memory and read
   from an ``.mps.gz`` file written beforehand (not timed); ``extra_info``: the seconds to the first
   solution and to the end of the start phase (the first iteration's beginning), and that phase's
@@ -40,6 +43,7 @@ Full mode runs the figures of ``benchmarks/results/scaling.md`` and
     python -m pytest benchmarks/test_scaling.py --full -k iteration --benchmark-json=scaling.json
     python -m pytest benchmarks/test_scaling.py --full -k rule --benchmark-json=rule.json
     python -m pytest benchmarks/test_scaling.py --full -k start --benchmark-json=start.json
+    python -m pytest benchmarks/test_scaling.py --full -k workers --benchmark-json=workers.json
 """
 
 from __future__ import annotations
@@ -48,10 +52,13 @@ import itertools
 import multiprocessing
 import resource
 import tempfile
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 
 from instances.bundled import resolve_instance
@@ -63,7 +70,7 @@ from lns.core.search.params import SizeParams, SubSolveParams
 from lns.core.search.stop import budget
 from lns.core.solvers.protocol import SolveStatus
 from lns.core.solvers.scip.subsolver import ScipSubSolver
-from lns.params import SolveParams
+from lns.params import PortfolioParams, SolveParams
 
 #: ``iteration``: (instance, in full mode only).
 ITERATION_INSTANCES = [
@@ -245,6 +252,59 @@ def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
     return rows
 
 
+#: ``workers``: (instance, workers, in full mode only).
+WORKER_CASES = [
+    ("mis_ba_6000", 2, False),
+    ("mis_ba_96000", 2, True),
+    ("mis_ba_96000", 4, True),
+    ("sc_10000_8000", 4, True),
+    ("mis_ba_1000000", 2, True),
+]
+#: Seconds between two samples of the processes' memory.
+SAMPLE_EVERY = 0.25
+
+
+def measure_workers(name: str, workers: int, time_limit: float) -> dict:
+    """A portfolio of ``workers`` random LNS workers on ``name`` from its start: the largest
+    memory of the run's processes together (the sum of their proportional set sizes, which
+    counts a page shared by ``k`` processes ``1/k`` times in each) and of each worker's own
+    pages (unique set size), sampled every :data:`SAMPLE_EVERY` seconds."""
+    problem, start = make_instance(name)
+    peaks = {"total": 0, "worker": 0}
+    done = threading.Event()
+
+    def sample() -> None:
+        me = psutil.Process()
+        while not done.wait(SAMPLE_EVERY):
+            try:
+                children = me.children(recursive=True)
+                infos = [process.memory_full_info() for process in (me, *children)]
+            except psutil.Error:  # a worker ended between the listing and the reading
+                continue
+            peaks["total"] = max(peaks["total"], sum(info.pss for info in infos))
+            peaks["worker"] = max([peaks["worker"], *(info.uss for info in infos[1:])])
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    params = SolveParams(portfolio=PortfolioParams(workers=workers))
+    try:
+        result = solve(problem, "random", time_limit, seed=0, params=params, initial_solution=start)
+    finally:
+        done.set()
+        sampler.join()
+    nonzeros = int(problem.matrix.nnz)
+    return {
+        "instance": name,
+        "workers": workers,
+        "nonzeros": nonzeros,
+        "peak_total_pss": peaks["total"],
+        "peak_worker_uss": peaks["worker"],
+        "total_bytes_per_nonzero": peaks["total"] / nonzeros,
+        "iterations": len(result.iterations),
+        "feasible": result.x is not None and problem.check(result.x).feasible,
+    }
+
+
 #: How ``start`` hands a problem to :func:`lns.solve`.
 SOURCES = ("memory", "file")
 
@@ -275,8 +335,9 @@ def run_isolated(task: tuple, function=measure):
     """``function(*task)`` (:func:`measure`) in a fresh process (its peak RSS is then the run's
     own)."""
     context = multiprocessing.get_context("spawn")
-    with context.Pool(1, maxtasksperchild=1) as pool:
-        return pool.apply(function, task)
+    # Not a multiprocessing.Pool: its processes are daemons, which cannot start a portfolio.
+    with ProcessPoolExecutor(1, mp_context=context) as executor:
+        return executor.submit(function, *task).result()
 
 
 def check_agreement(problem: Problem, start: np.ndarray, outcomes: list) -> None:
@@ -310,6 +371,22 @@ def test_rule(benchmark, mode, name):
     )
     benchmark.extra_info["fractions"] = rows
     assert all(np.isfinite(row["ratio"]) for row in rows)
+
+
+@pytest.mark.parametrize(
+    "name, workers",
+    [pytest.param(n, w, marks=[pytest.mark.full] if full else []) for n, w, full in WORKER_CASES],
+)
+def test_workers(benchmark, mode, name, workers):
+    benchmark.group = f"workers: {name}"
+    row = benchmark.pedantic(
+        run_isolated,
+        args=((name, workers, mode.pick(4.0, 20.0)), measure_workers),
+        rounds=1,
+        iterations=1,
+    )
+    benchmark.extra_info.update(row)
+    assert row["feasible"] and row["peak_total_pss"] > 0
 
 
 @pytest.mark.parametrize("name, source", cases(START_INSTANCES, SOURCES))

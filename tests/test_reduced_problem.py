@@ -245,3 +245,15 @@ def test_the_incumbent_checks_a_change_from_itself_on_what_changed():
     assert incumbent.x is x and incumbent.objective == 17.0
     stale = reduced.change(np.ones(4))  # its base is no longer the incumbent: checked in full
     assert not offer(reduced.lift(np.ones(4)), 1, stale)
+
+
+def test_a_change_is_checked_once_per_tolerance():
+    problem = knapsack("maximize")
+    reducer = Reducer(problem)
+    reduced = reducer.reduce(np.arange(4), np.zeros(4))
+    values = np.array([1.0, 0, 1, 0])
+    change = reduced.change(values)
+    first = problem.check(reduced.lift(values), change=change)
+    assert first.feasible and problem.check(reduced.lift(values), change=change) is first
+    assert problem.check(reduced.lift(values), feastol=1e-9, change=change) is not first
+    assert change.scope.row_upper.tolist() == [10.0] and change.values is values

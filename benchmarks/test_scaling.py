@@ -282,8 +282,9 @@ def measure_workers(name: str, workers: int, time_limit: float) -> dict:
                 infos = [p.memory_full_info() for p in (me, *me.children(recursive=True))]
             except psutil.Error:  # a worker ended between the listing and the reading
                 continue
-            workers_uss = sorted(info.uss for info in infos[1:])[-workers:]
-            samples.append((sum(info.pss for info in infos), np.mean(workers_uss)))
+            if len(infos) > workers:  # the workers (and the resource tracker) are up
+                workers_uss = sorted(info.uss for info in infos[1:])[-workers:]
+                samples.append((sum(info.pss for info in infos), np.mean(workers_uss)))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()

@@ -343,6 +343,14 @@ def run_isolated(task: tuple, function=measure):
         return executor.submit(function, *task).result()
 
 
+def measured_once(benchmark, task: tuple, function) -> dict:
+    """``function(*task)`` run once in a fresh process (:func:`run_isolated`) and timed by
+    ``benchmark``; its row, also put in ``extra_info``."""
+    row = benchmark.pedantic(run_isolated, args=(task, function), rounds=1, iterations=1)
+    benchmark.extra_info.update(row)
+    return row
+
+
 def check_agreement(problem: Problem, start: np.ndarray, outcomes: list) -> None:
     """Where every sub-solve of one neighborhood was solved to optimality, they reached the same
     objective."""
@@ -359,10 +367,7 @@ def check_agreement(problem: Problem, start: np.ndarray, outcomes: list) -> None
 def test_iteration(benchmark, mode, name, rule):
     benchmark.group = f"iteration: {name}"
     iterations = mode.pick(10, 30)
-    row = benchmark.pedantic(
-        run_isolated, args=((name, rule, 100, iterations, 300.0),), rounds=1, iterations=1
-    )
-    benchmark.extra_info.update(row)
+    row = measured_once(benchmark, (name, rule, 100, iterations, 300.0), measure)
     assert row["iterations"] == iterations and row["feasible"] and row["improved_or_kept"]
 
 
@@ -382,24 +387,12 @@ def test_rule(benchmark, mode, name):
 )
 def test_workers(benchmark, mode, name, workers):
     benchmark.group = f"workers: {name}"
-    row = benchmark.pedantic(
-        run_isolated,
-        args=((name, workers, mode.pick(4.0, 20.0)), measure_workers),
-        rounds=1,
-        iterations=1,
-    )
-    benchmark.extra_info.update(row)
+    row = measured_once(benchmark, (name, workers, mode.pick(4.0, 20.0)), measure_workers)
     assert row["feasible"] and row["total_pss"] > 0
 
 
 @pytest.mark.parametrize("name, source", cases(START_INSTANCES, SOURCES))
 def test_start(benchmark, mode, name, source):
     benchmark.group = f"start: {name}"
-    row = benchmark.pedantic(
-        run_isolated,
-        args=((name, source, mode.pick(3.0, 30.0)), measure_start),
-        rounds=1,
-        iterations=1,
-    )
-    benchmark.extra_info.update(row)
+    row = measured_once(benchmark, (name, source, mode.pick(3.0, 30.0)), measure_start)
     assert row["first_solution"] <= row["start_phase"]

@@ -177,7 +177,7 @@ def test_a_lifted_solution_knows_what_changed_from_its_base(name):
     reducer = Reducer(problem)
     integers = problem.integer_indices
     reduced = reducer.reduce(reducer.free_columns(integers[1::2]), start)
-    values = reduced.start + np.random.default_rng(0).integers(-1, 2, len(reduced.columns))
+    values = reduced.start + np.random.default_rng(0).integers(-1, 2, len(reduced.scope.columns))
     x, change = reduced.lift(values), reduced.change(values)
     activity = problem.matrix @ x
     np.testing.assert_allclose(change.row_activity, activity[change.rows], atol=1e-9)

@@ -60,11 +60,11 @@ class ReducedProblem:
         Its variables (``columns``, ascending) and the original rows that hold any of them,
         with the original problem's data on both.
     base : numpy.ndarray, shape (n,)
-        The incumbent: the values of the original variables outside ``columns``.
+        The incumbent: the values of the original variables outside ``scope.columns``.
     start : numpy.ndarray, shape (k,)
-        The incumbent's values of ``columns`` (a solution of the sub-MIP).
+        The incumbent's values of ``scope.columns`` (a solution of the sub-MIP).
     row_matrix : scipy.sparse.csr_matrix, shape (len(rows), k)
-        The original matrix on ``rows`` and ``columns``.
+        The original matrix on ``scope.rows`` and ``scope.columns``.
     base_row_activity : numpy.ndarray, shape (len(rows),)
         The activities of ``rows`` at ``base``.
     """
@@ -76,18 +76,11 @@ class ReducedProblem:
     row_matrix: sp.csr_matrix
     base_row_activity: np.ndarray
 
-    @property
-    def columns(self) -> np.ndarray:
-        return self.scope.columns
-
-    @property
-    def rows(self) -> np.ndarray:
-        return self.scope.rows
-
     def lift(self, values: np.ndarray) -> np.ndarray:
-        """The original problem's point with ``values`` on ``columns`` and ``base`` elsewhere."""
+        """The original problem's point with ``values`` on ``scope.columns`` and ``base``
+        elsewhere."""
         x = self.base.copy()
-        x[self.columns] = values
+        x[self.scope.columns] = values
         return x
 
     def change(self, values: np.ndarray) -> Change:

@@ -64,3 +64,23 @@ def test_a_spawned_worker_maps_the_block_and_the_block_is_gone_after_close():
         shared.close()
     with pytest.raises(FileNotFoundError):
         shared_memory.SharedMemory(name=name)
+
+
+def test_without_room_in_shared_memory_the_workers_get_copies(monkeypatch, caplog):
+    import lns.core.parallel.shared_problem as shared_problem
+    from lns import PortfolioParams, SolveParams, solve
+
+    problem = read_problem(miplib("p0201"))
+    monkeypatch.setattr(shared_problem, "SHARED_MEMORY_DIR", "/no/such/dir")
+    assert shared_problem.shared_or_none(problem) is None
+
+    class Full:
+        f_bavail, f_frsize = 1, 4096
+
+    monkeypatch.setattr(shared_problem.os, "statvfs", lambda _: Full())
+    with caplog.at_level("INFO", logger="lns"):
+        result = solve(
+            problem, "random", 3, params=SolveParams(portfolio=PortfolioParams(workers=2))
+        )
+    assert "each worker gets its own copy" in caplog.text
+    assert result.x is not None and problem.check(result.x).feasible

@@ -47,7 +47,7 @@ from lns.core.interrupt import STOP_SIGNALS, active_guard
 from lns.core.parallel.allocation import RULES, Allocation
 from lns.core.parallel.early import EarlyStart
 from lns.core.parallel.kinds.protocol import WorkerSpec
-from lns.core.parallel.shared_problem import SharedProblem
+from lns.core.parallel.shared_problem import SharedProblem, shared_or_none
 from lns.core.parallel.spawn_main import main_module_skipped, refers_to_main
 from lns.core.parallel.worker import worker_main
 from lns.core.problem.mip import Problem
@@ -219,7 +219,8 @@ class Portfolio:
             raise error
 
     def _start_processes(self) -> None:
-        self._shared = SharedProblem(self.problem)  # the workers' problem: one copy for all
+        self._shared = shared_or_none(self.problem)  # the workers' problem: one copy for all
+        problem = self._shared if self._shared is not None else self.problem
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:  # a Ctrl-C while a worker starts up must not reach it before it ignores it
             with main_module_skipped(self.needs_main):
@@ -227,7 +228,7 @@ class Portfolio:
                     process = self.context.Process(
                         target=worker_main,
                         name=f"lns-worker-{spec.worker}",
-                        args=(replace(spec, problem=self._shared), inbox, self.outbox),
+                        args=(replace(spec, problem=problem), inbox, self.outbox),
                         daemon=True,
                     )
                     process.start()

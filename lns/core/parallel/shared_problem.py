@@ -7,11 +7,15 @@ once per core. :class:`SharedProblem` puts every array of the problem, the matri
 by columns and the names (:class:`lns.core.problem.names.Names`) included, into one block of
 shared memory; pickled into a worker, it arrives as a :class:`Problem` whose arrays are views
 of that block, so the workers hold no copy of their own. The main process keeps the block until
-:meth:`SharedProblem.close`, which the portfolio calls when its workers are gone.
+:meth:`SharedProblem.close`, which the portfolio calls when its workers are gone. Where the
+shared-memory file system has no room for the block (:func:`shared_or_none`), the workers
+unpickle a copy each, as before.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass
 from multiprocessing import shared_memory
 
@@ -23,6 +27,10 @@ from lns.core.problem.names import Names
 
 #: Each array starts at a multiple of this many bytes of the block.
 ALIGNMENT = 64
+#: Where Linux keeps shared memory (a ``tmpfs``), asked for its free space.
+SHARED_MEMORY_DIR = "/dev/shm"
+
+log = logging.getLogger("lns")
 
 #: The blocks a worker process has mapped: kept open while the process lives, since the
 #: problem's arrays are views of them.
@@ -75,11 +83,8 @@ class SharedProblem:
     """
 
     def __init__(self, problem: Problem):
-        arrays, layout, offset = _arrays(problem), [], 0
-        for key, array in arrays.items():
-            layout.append((key, array.dtype.str, array.shape, offset))
-            offset += -(-array.nbytes // ALIGNMENT) * ALIGNMENT
-        self.nbytes = max(offset, 1)
+        arrays = _arrays(problem)
+        layout, self.nbytes = _placed(arrays)
         self._block = shared_memory.SharedMemory(create=True, size=self.nbytes)
         for key, dtype, shape, at in layout:
             _view(self._block, dtype, shape, at)[...] = arrays[key]
@@ -99,6 +104,37 @@ class SharedProblem:
         """Release the block (the workers that mapped it must be gone)."""
         self._block.close()
         self._block.unlink()
+
+
+def _placed(arrays: dict) -> tuple[list, int]:
+    """Where each of ``arrays`` starts in a block, ``(key, dtype, shape, offset)``, and the
+    block's size."""
+    layout, offset = [], 0
+    for key, array in arrays.items():
+        layout.append((key, array.dtype.str, array.shape, offset))
+        offset += -(-array.nbytes // ALIGNMENT) * ALIGNMENT
+    return layout, max(offset, 1)
+
+
+def shared_or_none(problem: Problem) -> SharedProblem | None:
+    """A :class:`SharedProblem` of ``problem``, or ``None`` where the shared-memory file system
+    (``/dev/shm``) lacks room for it or cannot be asked: a container's is often 64 MB, and
+    writing past it kills the process. The workers then unpickle a copy each."""
+    needed = _placed(_arrays(problem))[1]
+    try:
+        stats = os.statvfs(SHARED_MEMORY_DIR)
+    except OSError:
+        return None
+    if stats.f_bavail * stats.f_frsize < needed:
+        log.info(
+            "%s: %s has %d MB free, the problem needs %d MB: each worker gets its own copy",
+            problem.name,
+            SHARED_MEMORY_DIR,
+            stats.f_bavail * stats.f_frsize // 2**20,
+            needed // 2**20,
+        )
+        return None
+    return SharedProblem(problem)
 
 
 def _view(block: shared_memory.SharedMemory, dtype: str, shape: tuple, offset: int) -> np.ndarray:

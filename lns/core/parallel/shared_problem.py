@@ -168,6 +168,7 @@ def _attach(name: str, layout: _Layout) -> Problem:
         row_names=Names(arrays["row_names.buffer"], arrays["row_names.offsets"]),
         **fields,
     )
+    # The cached property's value, set before its first use: the shared copy, not a new one.
     problem.__dict__["by_column"] = _matrix(sp.csc_matrix, arrays, "columns", shape)
     return problem
 

@@ -1,10 +1,13 @@
 """Reading problem files, and making instances: generators, the file writer, plain SCIP on them.
 
-``reading``: per file, SCIP's own read (``pyscipopt.Model.readProblem``), the number check that
+``reading``: per file, the framework's MPS reader (:func:`lns.core.problem.mps.read_mps`,
+decompression included), and the path it replaces: SCIP's own read
+(``pyscipopt.Model.readProblem``), the number check that
 :func:`lns.core.problem.file_numbers.check_file_numbers` runs before it (it reads the file once
 more, decompression included), that decompression alone, and the problem's arrays taken from
 the read SCIP model (:func:`lns.core.problem.mip.problem_from_scip`). Quick: air05; full: the
-ten largest bundled files, and generated independent-set and vertex-cover instances.
+ten largest bundled files, and generated independent-set (6,000 and 96,000 nodes) and
+vertex-cover instances.
 
 ``generate`` and ``write .mps.gz``: one instance (seed 0) of each class and preset (quick: the
 ``small`` preset with its sizes divided by about ten): the seconds to generate its arrays and to
@@ -30,6 +33,7 @@ from instances.bundled import BUNDLED_DIR, MIPLIB2017_DIR
 from instances.generators import CLASSES, instance_rng, problem_class
 from lns.core.problem.file_numbers import check_file_numbers
 from lns.core.problem.mip import Problem, problem_from_scip, read_scip_model
+from lns.core.problem.mps import read_mps
 from lns.core.search.metrics import primal_gap
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
@@ -46,6 +50,7 @@ FILES = [
     *(pytest.param(name, marks=pytest.mark.full) for name in LARGEST if name != "air05"),
     pytest.param("mis-6000", marks=pytest.mark.full),
     pytest.param("mvc-1000", marks=pytest.mark.full),
+    pytest.param("mis-96000", marks=pytest.mark.full),
 ]
 
 
@@ -60,7 +65,14 @@ def decompress(path: Path) -> bytes:
     return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
 
 
+def numpy_read(path: Path) -> Problem:
+    fields = read_mps(path)
+    assert fields is not None, f"{path}: the MPS reader left the file to SCIP"
+    return Problem(name=path.name, **fields)
+
+
 STEPS = {
+    "numpy MPS read": numpy_read,
     "SCIP read": scip_read,
     "number check": check_file_numbers,
     "number check's decompression": decompress,

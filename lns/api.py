@@ -34,7 +34,7 @@ from lns.core.parallel.kinds.local_search import run_local_mip
 from lns.core.parallel.params import ALL_CORES
 from lns.core.parallel.plan import check_portfolio, make_plan
 from lns.core.parallel.portfolio import SYNC_EVERY, Portfolio
-from lns.core.problem.mip import Problem, instance_name, problem_from_scip, read_scip_model
+from lns.core.problem.mip import Problem, problem_from_scip, read_problem_and_model
 from lns.core.problem.solu_file import known_objective
 from lns.core.problem.solution_file import check_writable
 from lns.core.problem.validation import check_integer, check_run_arguments
@@ -687,7 +687,8 @@ def _callbacks(
 
 
 def _load(instance) -> tuple[Problem, object]:
-    """The problem, and the SCIP model read from the file (``None`` for a problem built in code).
+    """The problem, and the SCIP model that read its file (``None`` for a problem built in code
+    or read without SCIP).
 
     A :class:`Problem` is used as it is, a SCIP model as the problem it holds (read from a copy),
     a name as a path or a bundled MIPLIB instance (``"air05"``), as on the command line.
@@ -702,9 +703,7 @@ def _load(instance) -> tuple[Problem, object]:
             f"instance: expected a file path, a bundled instance name, a Problem or a "
             f"pyscipopt.Model, got {type(instance).__name__}"
         )
-    path = resolve_instance(instance)
-    model = read_scip_model(path)
-    return problem_from_scip(model, instance_name(path), source=path), model
+    return read_problem_and_model(resolve_instance(instance))
 
 
 def _raise_if_proven_empty(problem: Problem, status: SolveStatus) -> None:

@@ -32,10 +32,16 @@ from lns.core.errors import (
     UnsupportedProblemError,
 )
 from lns.core.problem.file_numbers import check_file_numbers
+from lns.core.problem.mps import read_mps
 from lns.core.problem.names import Names
-from lns.core.problem.validation import SCIP_INFINITY, problem_data_error
+from lns.core.problem.validation import (
+    BINARY,
+    CONTINUOUS,
+    INTEGER,
+    SCIP_INFINITY,
+    problem_data_error,
+)
 
-BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
 _SCIP_TYPES = {
     "BINARY": BINARY,
     "INTEGER": INTEGER,
@@ -304,15 +310,6 @@ class Problem:
         incumbent and a sub-solver's reducer both ask about each solution found."""
         return weakref.WeakKeyDictionary()
 
-    def _row_violation(self, activity: np.ndarray, rows: np.ndarray | slice) -> float:
-        """The largest violation, relative to ``max(1, |side|)``, of the rows ``rows`` (indices
-        or a slice) at their activities ``activity``."""
-        lower, upper = self.row_lower[rows], self.row_upper[rows]
-        with np.errstate(invalid="ignore"):  # an absent side gives inf / inf: NaN, skipped
-            below = (lower - activity) / np.maximum(1.0, np.abs(lower))
-            above = (activity - upper) / np.maximum(1.0, np.abs(upper))
-        return float(max(np.fmax.reduce(below, initial=0.0), np.fmax.reduce(above, initial=0.0)))
-
     def scope(self, columns: np.ndarray, rows: np.ndarray) -> Scope:
         """The :class:`Scope` of the variables ``columns`` and the rows ``rows`` that hold them."""
         return Scope(
@@ -332,7 +329,11 @@ class Problem:
         return x
 
     def to_scip(self):
-        """Build a new, quiet ``pyscipopt.Model`` of this problem (variables in the same order)."""
+        """Build a new, quiet ``pyscipopt.Model`` of this problem.
+
+        Its ``getVars()`` lists the binaries first, then the integers, then the continuous
+        variables (SCIP keeps them so); :meth:`add_to_scip` returns them in this problem's order.
+        """
         from pyscipopt import Model
 
         model = Model(self.name)
@@ -436,10 +437,15 @@ COMPRESSIONS = (".gz", ".bz2", ".zst", ".xz")
 
 def is_problem_file(path: Path) -> bool:
     """Whether ``path`` is named as a problem file is (``x.mps.gz``, not ``manifest.json``)."""
+    return _extension(path) in PROBLEM_FORMATS
+
+
+def _extension(path: Path) -> str:
+    """The format's extension of ``path``, lower case (``x.MPS.gz``: ``mps``; none: ``""``)."""
     name = path.name.lower()
     for ext in COMPRESSIONS:
         name = name.removesuffix(ext)
-    return name.rsplit(".", 1)[-1] in PROBLEM_FORMATS if "." in name else False
+    return name.rsplit(".", 1)[-1] if "." in name else ""
 
 
 def instance_name(path: Path) -> str:
@@ -472,14 +478,24 @@ def _captured_stderr():
 
 def read_scip_model(path: str | Path):
     """Read a problem file into a quiet SCIP model, raising :class:`ProblemReadError` on failure."""
-    from pyscipopt import Model
-
     path = Path(path)
+    _check_file(path)
+    return _scip_model(path)
+
+
+def _check_file(path: Path) -> None:
+    """Raise :class:`ProblemReadError` if ``path`` is not a file or holds numbers that SCIP would
+    misread."""
     if not path.exists():
         raise ProblemReadError(f"{path}: no such file")
     if not path.is_file():
         raise ProblemReadError(f"{path}: not a file")
     check_file_numbers(path)
+
+
+def _scip_model(path: Path):
+    from pyscipopt import Model
+
     model = Model()
     model.hideOutput()
     with _captured_stderr() as captured:
@@ -563,6 +579,10 @@ BUILD_CHECK_EVERY = 1024
 def _row_violation(activity: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> float:
     """The largest violation of the sides ``lower`` and ``upper`` by ``activity``, relative to
     ``max(1, |side|)``."""
+    # The absolute excess first: at a feasible point (nearly every check) it is at most zero,
+    # and so is the relative one, which then costs nothing more.
+    if np.maximum(lower - activity, activity - upper).max(initial=0.0) <= 0.0:
+        return 0.0
     with np.errstate(invalid="ignore"):  # an absent side gives inf / inf: NaN, skipped
         below = (lower - activity) / np.maximum(1.0, np.abs(lower))
         above = (activity - upper) / np.maximum(1.0, np.abs(upper))
@@ -593,6 +613,20 @@ def read_problem(path: str | Path) -> Problem:
     UnsupportedProblemError
         The file holds a constraint that is not linear (SOS, indicator, quadratic, ...).
     """
+    return read_problem_and_model(path)[0]
+
+
+def read_problem_and_model(path: str | Path) -> tuple[Problem, object]:
+    """:func:`read_problem`, and the SCIP model that read the file (``None`` where the MPS
+    reader of :mod:`lns.core.problem.mps` read it, without SCIP)."""
     path = Path(path)
-    model = read_scip_model(path)
-    return problem_from_scip(model, instance_name(path), source=path)
+    if not path.is_file():
+        _check_file(path)  # says what it is instead
+    name = instance_name(path)
+    if _extension(path) == "mps":
+        fields = read_mps(path)  # its numbers are plain decimals, read right
+        if fields is not None:
+            return Problem(name=name, source=path, **fields), None
+    _check_file(path)
+    model = _scip_model(path)
+    return problem_from_scip(model, name, source=path), model

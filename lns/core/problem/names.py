@@ -82,12 +82,17 @@ class Names(Sequence[str]):
     def take(self, indices: np.ndarray) -> Names:
         """The names at ``indices``, in that order."""
         indices = np.asarray(indices, dtype=np.int64)
-        starts, lengths = self.offsets[indices], np.diff(self.offsets)[indices]
-        offsets = np.zeros(len(indices) + 1, dtype=np.int64)
+        return Names.slices(self.buffer, self.offsets[indices], self.offsets[indices + 1])
+
+    @classmethod
+    def slices(cls, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Names:
+        """The names ``buffer[starts[k]:ends[k]]`` of a byte array (UTF-8 text, not checked)."""
+        lengths = ends - starts
+        offsets = np.zeros(len(starts) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         # Byte k of the result comes from its name's start plus its place within the name.
         within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
-        return Names(self.buffer[np.repeat(starts, lengths) + within], offsets)
+        return cls(buffer[np.repeat(starts, lengths) + within], offsets)
 
     def __iter__(self) -> Iterator[str]:
         text = self.buffer.tobytes().decode()

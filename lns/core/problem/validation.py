@@ -22,6 +22,9 @@ from lns.core.errors import InvalidArgumentError
 #: SCIP's default infinity: it takes any larger magnitude as infinite.
 SCIP_INFINITY = 1e20
 
+#: The variable types of a problem (:attr:`lns.core.problem.mip.Problem.var_types`).
+BINARY, INTEGER, CONTINUOUS = "B", "I", "C"
+
 
 _FINITE = ("must be finite", lambda v: np.abs(v) < SCIP_INFINITY)
 _BELOW_PLUS_INFINITY = ("must be finite or -inf", lambda v: v < SCIP_INFINITY)

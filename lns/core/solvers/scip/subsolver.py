@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from pyscipopt import SCIP_EVENTTYPE, Eventhdlr
+from pyscipopt import SCIP_EVENTTYPE, Eventhdlr, Model
 
 from lns.core.errors import BuildStoppedError, InvalidArgumentError, UnknownNameError
 from lns.core.problem.mip import Problem
@@ -218,7 +218,9 @@ class ScipSubSolver(WatchedSubSolver):
         """SCIP's model of the whole problem (``pyscipopt.Model``), built on first use: a run
         that solves reduced problems only never builds it. ``None`` once closed."""
         if self._model is None and not self._closed:
-            self._adopt(self.problem.to_scip())
+            model = Model(self.problem.name)
+            model.hideOutput()
+            self._adopt(model, self.problem.add_to_scip(model))
         return self._model
 
     @property
@@ -231,9 +233,13 @@ class ScipSubSolver(WatchedSubSolver):
         """Whether the whole problem's model is built (or was given)."""
         return self._model is not None
 
-    def _adopt(self, model) -> None:
-        """Use ``model`` as the whole problem's model: its bounds, parameters and recorder."""
-        variables = model.getVars()
+    def _adopt(self, model, variables: list | None = None) -> None:
+        """Use ``model`` as the whole problem's model: its bounds, parameters and recorder.
+
+        ``variables`` are its variables in the problem's order; by default ``model.getVars()``,
+        which must list them so (SCIP lists binaries first, then integers, then continuous ones).
+        """
+        variables = model.getVars() if variables is None else variables
         if [v.name for v in variables] != list(self.problem.var_names):
             raise InvalidArgumentError(
                 f"the SCIP model of {self.problem.name} does not list the problem's variables "
@@ -353,8 +359,6 @@ class ScipSubSolver(WatchedSubSolver):
     def _small_model(self) -> tuple:
         """The SCIP instance that solves reduced problems, and its recorder; made on first use."""
         if self._small is None:
-            from pyscipopt import Model
-
             model = Model(f"{self.problem.name}_neighborhood")
             recorder = _SolutionRecorder(self.problem, [])
             self._small = (model, _prepared(model, self.params, recorder))

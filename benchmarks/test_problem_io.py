@@ -11,7 +11,8 @@ vertex-cover instances.
 
 ``generate`` and ``write .mps.gz``: one instance (seed 0) of each class and preset (quick: the
 ``small`` preset with its sizes divided by about ten): the seconds to generate its arrays and to
-write it (building the SCIP model, SCIP's MPS writer, gzip); ``extra_info`` has its numbers of
+write it, from the arrays (``arrays``: :mod:`lns.core.problem.mps_writer`, gzip) and through SCIP
+(``SCIP``: building the SCIP model, SCIP's MPS writer, gzip); ``extra_info`` has its numbers of
 variables, rows and nonzeros and the file's size.
 
 ``plain SCIP on a generated instance``: SCIP alone on the first three instances of each class's
@@ -32,7 +33,7 @@ from pyscipopt import Model
 from instances.bundled import BUNDLED_DIR, MIPLIB2017_DIR
 from instances.generators import CLASSES, instance_rng, problem_class
 from lns.core.problem.file_numbers import check_file_numbers
-from lns.core.problem.mip import Problem, problem_from_scip, read_scip_model
+from lns.core.problem.mip import Problem, problem_from_scip, read_scip_model, write_with_scip
 from lns.core.problem.mps import read_mps
 from lns.core.search.metrics import primal_gap
 from lns.core.solvers.scip.subsolver import ScipSubSolver
@@ -129,10 +130,13 @@ def test_generate(benchmark, measure, name, size):
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("name", sorted(CLASSES))
-def test_write(benchmark, measure, tmp_path, name, size):
+@pytest.mark.parametrize("writer", ["arrays", "SCIP"])
+def test_write(benchmark, measure, tmp_path, name, size, writer):
     benchmark.group = "write .mps.gz"
     problem = generate(name, size)
-    path = measure(lambda: problem.write(tmp_path / f"{problem.name}.mps.gz"))
+    path = tmp_path / f"{problem.name}.mps.gz"
+    write = problem.write if writer == "arrays" else lambda p: write_with_scip(problem, p)
+    measure(lambda: write(path))
     benchmark.extra_info["MB"] = path.stat().st_size / 1e6
 
 

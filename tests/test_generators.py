@@ -357,6 +357,28 @@ def test_extending_a_set_keeps_the_manifest_entries_of_its_first_instances(tmp_p
         write_set("mvc", params, 1, 7, tmp_path, "mvc_tiny", start=4, size="small")
 
 
+def test_a_set_records_its_writer_and_a_set_without_one_was_written_by_scip(tmp_path):
+    params = tiny("mvc")
+    arrays = write_set("mvc", params, 1, 7, tmp_path / "a", "mvc_tiny", size="small")
+    scip = write_set("mvc", params, 1, 7, tmp_path / "b", "mvc_tiny", size="small", writer="scip")
+    assert (arrays["writer"], scip["writer"]) == ("arrays", "scip")
+    assert arrays["instances"][0]["sha256"] != scip["instances"][0]["sha256"]
+    problems = [read_problem(tmp_path / folder / "mvc_tiny_0000.mps.gz") for folder in "ab"]
+    assert problems[0].var_names == problems[1].var_names
+    assert (problems[0].matrix != problems[1].matrix).nnz == 0
+    manifest = json.loads((tmp_path / "b" / MANIFEST).read_text())
+    del manifest["writer"]  # as every set written before the arrays' writer
+    (tmp_path / "b" / MANIFEST).write_text(json.dumps(manifest))
+    extended = write_set(
+        "mvc", params, 1, 7, tmp_path / "b", "mvc_tiny", start=1, size="small", writer="scip"
+    )
+    assert [i["index"] for i in extended["instances"]] == [0, 1]
+    with pytest.raises(ValueError, match="writer 'scip' there, 'arrays' here"):
+        write_set("mvc", params, 1, 7, tmp_path / "b", "mvc_tiny", start=2, size="small")
+    with pytest.raises(UnknownNameError):
+        write_set("mvc", params, 1, 7, tmp_path / "c", "mvc_tiny", writer="lp")
+
+
 # ---------------------------------------------------------------- the lns-generate app
 
 

@@ -465,7 +465,13 @@ def test_shipped_models_sets_regenerate_from_their_manifests(name, tmp_path):
     params = problem_class(recorded["problem"]).params(recorded["size"], **recorded["params"])
     prefix = recorded["instances"][0]["name"].rsplit("_", 1)[0]
     written = write_set(
-        recorded["problem"], params, n=1, seed=recorded["seed"], out_dir=tmp_path, prefix=prefix
+        recorded["problem"],
+        params,
+        n=1,
+        seed=recorded["seed"],
+        out_dir=tmp_path,
+        prefix=prefix,
+        writer=recorded.get("writer", "scip"),  # these sets were written by SCIP
     )
     assert written["instances"][0] == recorded["instances"][0]
 

@@ -1,13 +1,16 @@
-"""The numpy MPS reader gives the problem SCIP's reader gives, or leaves the file to SCIP."""
+"""The MPS reader gives the problem SCIP's reader gives, or leaves the file to SCIP; the MPS
+writer's files read back, by it, SCIP and OR-Tools, as the problem written."""
 
 from __future__ import annotations
 
 import gzip
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers import mixed_problem
 from lns.core.errors import ProblemReadError
 from lns.core.problem.mip import (
     Problem,
@@ -215,3 +218,65 @@ def test_a_broken_gzip_file_is_an_error_naming_the_file(tmp_path):
     path.write_bytes(gzip.compress(b"NAME x\nROWS\n N obj\n")[:-6])
     with pytest.raises(ProblemReadError, match="broken.mps.gz"):
         read_problem(path)
+
+
+def written_and_read(problem: Problem, folder: Path, name: str = "written.mps.gz") -> Problem:
+    path = problem.write(folder / name)
+    assert by_numpy(path) is not None, "the reader declined the writer's file"
+    return read_problem(path)
+
+
+@pytest.mark.parametrize("path", SMALL_FILES[::3], ids=lambda path: path.name)
+def test_written_files_read_back_as_the_problem(tmp_path, path):
+    problem = read_problem(path)
+    back = written_and_read(problem, tmp_path)
+    assert list(back.var_names) == list(problem.var_names)
+    assert_same_problem(back, problem)
+    assert_same_problem(by_scip(tmp_path / "written.mps.gz"), problem)
+
+
+def test_every_kind_of_variable_and_row_reads_back(tmp_path):
+    problem = mixed_problem()
+    problem = replace(
+        problem,
+        var_names=["y1", "y2_with_a_long_name", "z1", "z2", "w"],
+        var_types=np.array(["B", "I", "I", "I", "C"]),  # y2 a general integer in [0, 1]
+        lower=np.array([0.0, 0.0, -np.inf, -2.0, -np.inf]),
+        upper=np.array([1.0, 1.0, 4.0, np.inf, 10.0]),
+        objective_offset=1.5,
+        row_lower=np.array([-np.inf, 3.0, -1.0, 0.0]),
+        row_upper=np.array([2.5, 7.0, 1.0, 0.0]),  # <=, ranged, ranged, =
+    )
+    back = written_and_read(problem, tmp_path, "mixed.mps")
+    assert list(back.var_names) == list(problem.var_names)
+    assert_same_problem(back, problem)
+    assert_same_problem(by_scip(tmp_path / "mixed.mps"), problem)
+
+
+def test_or_tools_reads_the_problem_written(tmp_path):
+    from ortools.linear_solver.python import model_builder
+
+    problem = replace(
+        mixed_problem(),
+        lower=np.array([0.0, 0.0, 0.0, -2.0, -np.inf]),
+        row_lower=np.array([-np.inf, 3.0, -np.inf, 0.0]),
+    )
+    path = problem.write(tmp_path / "mixed.mps")
+    model = model_builder.Model()
+    assert model.import_from_mps_file(str(path))
+    variables = {v.name: v for v in model.get_variables()}
+    for j, name in enumerate(problem.var_names):
+        v = variables[name]
+        assert (v.lower_bound, v.upper_bound) == (problem.lower[j], problem.upper[j]), name
+        assert v.is_integral == (problem.var_types[j] != "C"), name
+        assert v.objective_coefficient == problem.objective[j], name
+    rows = {c.name: c for c in model.get_linear_constraints()}
+    for i, name in enumerate(problem.row_names):
+        sides = (rows[name].lower_bound, rows[name].upper_bound)
+        assert sides == (problem.row_lower[i], problem.row_upper[i]), name
+
+
+def test_what_the_layout_cannot_carry_is_written_by_scip(tmp_path):
+    problem = replace(mixed_problem(), var_names=["y 1", "y2", "z1", "z2", "w"])
+    path = problem.write(tmp_path / "blank.mps")
+    assert path.read_text().startswith("* SCIP STATISTICS")

@@ -10,9 +10,12 @@ from pathlib import Path
 import numpy as np
 
 from instances.generators.registry import problem_class
-from lns.core.errors import InvalidArgumentError, InvalidArgumentTypeError
+from lns.core.errors import InvalidArgumentError, InvalidArgumentTypeError, UnknownNameError
+from lns.core.problem.mip import write_with_scip
 
 MANIFEST = "manifest.json"
+#: How the files of a set are written (:func:`write_set`).
+WRITERS = ("arrays", "scip")
 
 
 def instance_rng(seed: int, index: int) -> np.random.Generator:
@@ -35,6 +38,7 @@ def write_set(
     prefix: str,
     start: int = 0,
     size: str | None = None,
+    writer: str = "arrays",
 ) -> dict:
     """Generate instances ``start, ..., start + n - 1`` of a class into ``out_dir`` with a manifest.
 
@@ -60,6 +64,10 @@ def write_set(
         Index of the first instance.
     size : str, optional
         Preset name the parameters started from, recorded in the manifest.
+    writer : str
+        ``"arrays"`` (:meth:`lns.core.problem.mip.Problem.write`) or ``"scip"``
+        (:func:`lns.core.problem.mip.write_with_scip`, what wrote every set before the arrays'
+        writer: the same bytes as theirs), recorded in the manifest.
 
     Returns
     -------
@@ -76,6 +84,8 @@ def write_set(
         raise InvalidArgumentError(f"n must be >= 1, got {n}")
     if start < 0:
         raise InvalidArgumentError(f"start must be >= 0, got {start}")
+    if writer not in WRITERS:
+        raise UnknownNameError("writer", writer, WRITERS)
     out_dir = Path(out_dir)
     header = {
         "problem": problem,
@@ -83,6 +93,7 @@ def write_set(
         "seed": seed,
         "params": dataclasses.asdict(params),
         "seeding": "numpy.random.SeedSequence([seed, index])",
+        "writer": writer,
     }
     earlier = _earlier_instances(out_dir / MANIFEST, header)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -90,25 +101,30 @@ def write_set(
     for index in range(start, start + n):
         name = f"{prefix}_{index:04d}"
         instance = cls.generate(params, instance_rng(seed, index), name)
-        path = instance.write(out_dir / f"{name}.mps.gz")
-        content = path.read_bytes()
-        instances.append(
-            {
-                "name": name,
-                "file": path.name,
-                "index": index,
-                "n_vars": instance.n_vars,
-                "n_rows": instance.n_rows,
-                "n_nonzeros": int(instance.matrix.nnz),
-                "bytes": len(content),
-                "sha256": hashlib.sha256(content).hexdigest(),
-            }
-        )
+        path = out_dir / f"{name}.mps.gz"
+        if writer == "arrays":
+            instance.write(path)
+        else:
+            write_with_scip(instance, path)
+        entry = {"name": name, "file": path.name, "index": index}
+        instances.append({**entry, **_entry(instance, path)})
     written = {entry["file"] for entry in instances}
     instances += [entry for entry in earlier if entry["file"] not in written]
     manifest = {**header, "instances": sorted(instances, key=lambda e: (e["index"], e["file"]))}
     (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def _entry(instance, path: Path) -> dict:
+    """The manifest's record of ``instance`` written at ``path``: its sizes, bytes and SHA-256."""
+    content = path.read_bytes()
+    return {
+        "n_vars": instance.n_vars,
+        "n_rows": instance.n_rows,
+        "n_nonzeros": int(instance.matrix.nnz),
+        "bytes": len(content),
+        "sha256": hashlib.sha256(content).hexdigest(),
+    }
 
 
 def _earlier_instances(path: Path, header: dict) -> list:
@@ -127,7 +143,9 @@ def _earlier_instances(path: Path, header: dict) -> list:
         return []
     try:
         manifest = json.loads(path.read_text())
-        recorded = {key: manifest[key] for key in header}
+        # A manifest without a writer is of a set written before the arrays' writer: by SCIP.
+        recorded = {key: manifest[key] for key in header if key != "writer"}
+        recorded["writer"] = manifest.get("writer", "scip")
         instances = list(manifest["instances"])
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise InvalidArgumentError(

@@ -50,6 +50,7 @@ def run(cfg: DictConfig) -> dict:
         prefix=cfg.prefix,
         start=cfg.start,
         size=cfg.size,
+        writer=cfg.writer,
     )
     rows = manifest["instances"]
     total = sum(row["bytes"] for row in rows)

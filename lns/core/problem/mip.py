@@ -33,6 +33,7 @@ from lns.core.errors import (
 )
 from lns.core.problem.file_numbers import check_file_numbers
 from lns.core.problem.mps import read_mps
+from lns.core.problem.mps_writer import write_mps
 from lns.core.problem.names import Names
 from lns.core.problem.validation import (
     BINARY,
@@ -391,28 +392,36 @@ class Problem:
     def write(self, path: str | Path) -> Path:
         """Write in a format SCIP writes, chosen by the extension (``.mps``, ``.lp``, ...).
 
+        ``.mps`` and ``.mps.gz`` are written from the arrays (:mod:`lns.core.problem.mps_writer`,
+        the variables in this problem's order), other formats by SCIP (:func:`write_with_scip`).
         A ``.gz`` suffix compresses the file (level 6: on a 44 MB set-cover file, 3x faster than
         level 9 for a 13% larger file); the gzip header carries no time stamp, so the same problem
         always gives the same bytes.
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        model = self.to_scip()
-        if path.suffix != ".gz":
-            model.writeProblem(str(path), verbose=False)
+        if path.name.lower().endswith((".mps", ".mps.gz")) and write_mps(self, path):
             return path
-        with tempfile.TemporaryDirectory(dir=path.parent) as folder:
-            plain = Path(folder) / path.stem
-            model.writeProblem(str(plain), verbose=False)
-            with (
-                open(plain, "rb") as source,
-                open(path, "wb") as target,
-                gzip.GzipFile(
-                    filename="", mode="wb", fileobj=target, mtime=0, compresslevel=6
-                ) as compressed,
-            ):
-                shutil.copyfileobj(source, compressed)
+        return write_with_scip(self, path)
+
+
+def write_with_scip(problem: Problem, path: Path) -> Path:
+    """Write ``problem`` through a SCIP model and SCIP's writer (a ``.gz`` suffix: compressed as
+    :meth:`Problem.write` says)."""
+    model = problem.to_scip()
+    if path.suffix != ".gz":
+        model.writeProblem(str(path), verbose=False)
         return path
+    with tempfile.TemporaryDirectory(dir=path.parent) as folder:
+        plain = Path(folder) / path.stem
+        model.writeProblem(str(plain), verbose=False)
+        with (
+            open(plain, "rb") as source,
+            open(path, "wb") as target,
+            gzip.GzipFile(filename="", mode="wb", fileobj=target, mtime=0, compresslevel=6) as out,
+        ):
+            shutil.copyfileobj(source, out)
+    return path
 
 
 def _to_scip(value: float) -> float:

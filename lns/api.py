@@ -261,10 +261,10 @@ BASELINES: dict[str, Callable[..., Result]] = {
 class _Run:
     """One call of :func:`solve` or a baseline: its parts, and what its result is built from.
 
-    ``model`` is the SCIP model read from the file (``None`` for a problem built in code), so
-    that SCIP does not read the file twice; ``start`` the user's start, if any; ``sub_solver``
-    is the solver whose time the result reports, ``sub_solver_name`` the LNS sub-solver's name
-    for the result.
+    ``model`` is the SCIP model read from the file or a function that reads it (``None`` for a
+    problem built in code), so that SCIP reads the file once at most; ``start`` the user's
+    start, if any; ``sub_solver`` is the solver whose time the result reports,
+    ``sub_solver_name`` the LNS sub-solver's name for the result.
     """
 
     problem: Problem
@@ -687,8 +687,8 @@ def _callbacks(
 
 
 def _load(instance) -> tuple[Problem, object]:
-    """The problem, and the SCIP model that read its file (``None`` for a problem built in code
-    or read without SCIP).
+    """The problem, and the SCIP model of its file or a function that reads it
+    (:func:`lns.core.problem.mip.read_problem_and_model`; ``None`` for a problem built in code).
 
     A :class:`Problem` is used as it is, a SCIP model as the problem it holds (read from a copy),
     a name as a path or a bundled MIPLIB instance (``"air05"``), as on the command line.

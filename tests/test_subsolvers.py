@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import os
@@ -15,9 +16,9 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
-from lns.core.errors import UnsupportedProblemError
+from lns.core.errors import InvalidArgumentError, UnsupportedProblemError
 from lns.core.interrupt import InterruptGuard
-from lns.core.problem.mip import Problem, read_problem
+from lns.core.problem.mip import Problem, read_problem, read_problem_and_model
 from lns.core.solvers.cpsat.subsolver import CpSatSubSolver
 from lns.core.solvers.protocol import SolveStatus, SubSolverAbandonedError
 from lns.core.solvers.scip.subsolver import SCIP_STATUS, ScipSubSolver, scip_status
@@ -297,3 +298,25 @@ def test_sub_mip_settings_reach_the_lns_sub_solver_under_scip_params():
     assert default.getParam("heuristics/rins/freq") != -1
     with pytest.raises(UnknownNameError, match="sub_mip"):
         SubSolveParams(sub_mip="fastest")
+
+
+def test_a_model_scip_reads_later_is_matched_to_the_problem_by_name(tmp_path):
+    """The continuous variable first in the file: SCIP lists it last, the problem first."""
+    mixed, order = mixed_problem(), [4, 2, 0, 3, 1]
+    problem = dataclasses.replace(
+        mixed,
+        var_names=[mixed.var_names[j] for j in order],
+        var_types=mixed.var_types[order],
+        lower=mixed.lower[order],
+        upper=mixed.upper[order],
+        objective=mixed.objective[order],
+        matrix=mixed.matrix[:, order],
+    )
+    read, read_model = read_problem_and_model(problem.write(tmp_path / "mixed.mps"))
+    assert list(read.var_names) == list(problem.var_names) and callable(read_model)
+    outcome = ScipSubSolver(read, model=read_model).solve(time_limit=10, seed=0)
+    assert outcome.status is SolveStatus.OPTIMAL
+    assert outcome.best.objective == pytest.approx(-14.25)
+    assert read.check(outcome.best.x).feasible
+    with pytest.raises(InvalidArgumentError, match="does not hold the problem's variables"):
+        ScipSubSolver(knapsack(), model=read_model).solve(time_limit=1, seed=0)

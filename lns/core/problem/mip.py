@@ -626,8 +626,10 @@ def read_problem(path: str | Path) -> Problem:
 
 
 def read_problem_and_model(path: str | Path) -> tuple[Problem, object]:
-    """:func:`read_problem`, and the SCIP model that read the file (``None`` where the MPS
-    reader of :mod:`lns.core.problem.mps` read it, without SCIP)."""
+    """:func:`read_problem`, and the SCIP model of the file: the model SCIP read it into, or,
+    where the MPS reader of :mod:`lns.core.problem.mps` read it, a function that has SCIP read it
+    (for a solver that needs the whole model: SCIP's reader makes one faster than
+    :meth:`Problem.add_to_scip`, and only then is it paid for)."""
     path = Path(path)
     if not path.is_file():
         _check_file(path)  # says what it is instead
@@ -635,7 +637,7 @@ def read_problem_and_model(path: str | Path) -> tuple[Problem, object]:
     if _extension(path) == "mps":
         fields = read_mps(path)  # its numbers are plain decimals, read right
         if fields is not None:
-            return Problem(name=name, source=path, **fields), None
+            return Problem(name=name, source=path, **fields), functools.partial(_scip_model, path)
     _check_file(path)
     model = _scip_model(path)
     return problem_from_scip(model, name, source=path), model

@@ -141,14 +141,15 @@ class ScipSubSolver(WatchedSubSolver):
     Parameters
     ----------
     problem : Problem
-        The problem; the model's variables are in the same order.
+        The problem.
     params : dict, optional
         SCIP parameters set once (e.g. ``{"presolving/maxrounds": 0}``).
     threads : int
         SCIP's ``parallel/maxnthreads`` (1: sequential, as the LNS loop expects).
-    model : pyscipopt.Model, optional
-        A model of ``problem`` to use instead of building one (its variables must be in the
-        problem's order).
+    model : pyscipopt.Model or callable, optional
+        A model of ``problem`` to use instead of building one from its arrays, or a function
+        that reads one, called when the model is first needed (SCIP reads a file faster than
+        the arrays become a model); its variables are matched to the problem's by name.
     grace : float
         Seconds the watchdog allows past a time limit before it stops the solve, and again
         before it abandons it (:class:`lns.core.solvers.watchdog.Watchdog`).
@@ -200,7 +201,8 @@ class ScipSubSolver(WatchedSubSolver):
         self._model: Any = None  # a pyscipopt.Model, untyped
         self._variables: list = []
         self._closed = False
-        if model is not None:
+        self._read_model = model if callable(model) else None
+        if model is not None and self._read_model is None:
             self._adopt(model)
         self.sub_problem = sub_problem
         self._reducer = Reducer(problem) if sub_problem != "whole" else None
@@ -218,9 +220,12 @@ class ScipSubSolver(WatchedSubSolver):
         """SCIP's model of the whole problem (``pyscipopt.Model``), built on first use: a run
         that solves reduced problems only never builds it. ``None`` once closed."""
         if self._model is None and not self._closed:
-            model = Model(self.problem.name)
-            model.hideOutput()
-            self._adopt(model, self.problem.add_to_scip(model))
+            if self._read_model is not None:
+                self._adopt(self._read_model())
+            else:
+                model = Model(self.problem.name)
+                model.hideOutput()
+                self._adopt(model, self.problem.add_to_scip(model))
         return self._model
 
     @property
@@ -236,14 +241,18 @@ class ScipSubSolver(WatchedSubSolver):
     def _adopt(self, model, variables: list | None = None) -> None:
         """Use ``model`` as the whole problem's model: its bounds, parameters and recorder.
 
-        ``variables`` are its variables in the problem's order; by default ``model.getVars()``,
-        which must list them so (SCIP lists binaries first, then integers, then continuous ones).
+        ``variables`` are its variables in the problem's order; by default those of
+        ``model.getVars()`` (SCIP lists binaries first, then integers, then continuous ones),
+        matched to the problem's by name.
         """
-        variables = model.getVars() if variables is None else variables
-        if [v.name for v in variables] != list(self.problem.var_names):
+        names = list(self.problem.var_names)
+        if variables is None:
+            by_name = {v.name: v for v in model.getVars()}
+            variables = [by_name[name] for name in names if name in by_name]
+            variables = variables if len(by_name) == len(names) else []
+        if [v.name for v in variables] != names:
             raise InvalidArgumentError(
-                f"the SCIP model of {self.problem.name} does not list the problem's variables "
-                "in order"
+                f"the SCIP model of {self.problem.name} does not hold the problem's variables"
             )
         self._lower = np.array([v.getLbOriginal() for v in variables])
         self._upper = np.array([v.getUbOriginal() for v in variables])

@@ -10,6 +10,7 @@ problem, a budget (``stop``), a ``seed`` and a start, and return the same
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import pickle
@@ -416,8 +417,10 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
     try:
         with portfolio:
             solver = _sub_solver(run)
-            if portfolio.early is not None:  # a worker's first solution ends the start search
-                portfolio.early.on_found = solver.stop
+            if portfolio.early is not None:
+                portfolio.early.on_found = functools.partial(
+                    _end_start_without_solution, run, solver
+                )
             started = _start(run, selector, solver)
             portfolio.take_early(run.incumbent, wait=run.time_left())
             if started or _found_early(run):
@@ -430,6 +433,15 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
         plan.workers,
         portfolio.exchange_time,
     )
+
+
+def _end_start_without_solution(run: _Run, solver: SubSolver) -> None:
+    """An early worker's solution ends the start search while that has none of its own; once it
+    has one, its stall rule decides: a start search that still improves fast is not cut short by
+    a worker's first, often poor, solution (``benchmarks/results/portfolio_kinds.md``, set
+    cover)."""
+    if run.incumbent.x is None:
+        solver.stop()
 
 
 def _found_early(run: _Run) -> bool:

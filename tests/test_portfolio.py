@@ -8,6 +8,7 @@ import sys
 import textwrap
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -268,3 +269,15 @@ def test_a_complete_worker_on_all_of_one_core_is_refused_before_the_run(monkeypa
     params = SolveParams(portfolio=PortfolioParams(workers="all", complete_worker=True))
     with pytest.raises(ValueError, match="complete_worker=True needs workers >= 2"):
         solve(knapsack(), params=params)
+
+
+def test_an_early_workers_solution_ends_only_a_start_search_without_one():
+    """Once the start search has a solution of its own, its stall rule decides when it ends."""
+    stopped: list = []
+    solver = types.SimpleNamespace(stop=lambda: stopped.append(True))
+    run = types.SimpleNamespace(incumbent=types.SimpleNamespace(x=None))
+    lns.api._end_start_without_solution(run, solver)
+    assert stopped == [True]
+    run.incumbent.x = np.zeros(2)
+    lns.api._end_start_without_solution(run, solver)
+    assert stopped == [True]

@@ -2,6 +2,8 @@
 
 import multiprocessing
 import pickle
+import subprocess
+import sys
 from multiprocessing import shared_memory
 
 import numpy as np
@@ -84,3 +86,28 @@ def test_without_room_in_shared_memory_the_workers_get_copies(monkeypatch, caplo
         )
     assert "each worker gets its own copy" in caplog.text
     assert result.x is not None and problem.check(result.x).feasible
+
+
+ATTACH_AND_EXIT = """
+import pickle, sys
+problem = pickle.load(open(sys.argv[1], "rb"))
+print(problem.n_vars, float(problem.matrix.data.sum()))
+"""
+
+
+def test_a_worker_that_exits_with_the_views_alive_prints_nothing(tmp_path):
+    """A SharedMemory collected at the exit fails to close a mapping that arrays still view."""
+    problem = read_problem(miplib("p0201"))
+    shared = SharedProblem(problem)
+    try:
+        (tmp_path / "shared.pickle").write_bytes(pickle.dumps(shared))
+        run = subprocess.run(
+            [sys.executable, "-c", ATTACH_AND_EXIT, str(tmp_path / "shared.pickle")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        shared.close()
+    assert run.returncode == 0 and run.stderr == ""
+    assert run.stdout.split() == [str(problem.n_vars), str(float(problem.matrix.data.sum()))]

@@ -15,6 +15,7 @@ unpickle a copy each, as before.
 from __future__ import annotations
 
 import logging
+import mmap
 import os
 from dataclasses import dataclass
 from multiprocessing import shared_memory
@@ -31,10 +32,6 @@ ALIGNMENT = 64
 SHARED_MEMORY_DIR = "/dev/shm"
 
 log = logging.getLogger("lns")
-
-#: The blocks a worker process has mapped: kept open while the process lives, since the
-#: problem's arrays are views of them.
-_ATTACHED: list = []
 
 
 @dataclass(frozen=True)
@@ -86,8 +83,9 @@ class SharedProblem:
         arrays = _arrays(problem)
         layout, self.nbytes = _placed(arrays)
         self._block = shared_memory.SharedMemory(create=True, size=self.nbytes)
+        assert self._block.buf is not None, "a block just created is open"
         for key, dtype, shape, at in layout:
-            _view(self._block, dtype, shape, at)[...] = arrays[key]
+            _view(self._block.buf, dtype, shape, at)[...] = arrays[key]
         fields = dict(
             name=problem.name,
             objective_offset=problem.objective_offset,
@@ -137,23 +135,26 @@ def shared_or_none(problem: Problem) -> SharedProblem | None:
     return SharedProblem(problem)
 
 
-def _view(block: shared_memory.SharedMemory, dtype: str, shape: tuple, offset: int) -> np.ndarray:
-    """The array of ``dtype`` and ``shape`` at ``offset`` bytes into ``block``."""
+def _view(buffer, dtype: str, shape: tuple, offset: int) -> np.ndarray:
+    """The array of ``dtype`` and ``shape`` at ``offset`` bytes into ``buffer``."""
     count = int(np.prod(shape))
     if count == 0:
         return np.empty(shape, dtype=dtype)
-    assert block.buf is not None, "an open block"
-    return np.frombuffer(block.buf, dtype=dtype, count=count, offset=offset).reshape(shape)
+    return np.frombuffer(buffer, dtype=dtype, count=count, offset=offset).reshape(shape)
 
 
 def _attach(name: str, layout: _Layout) -> Problem:
     """In a worker: the problem whose arrays are views of the block ``name``."""
-    # Mapping registers the block with the resource tracker that a spawned process shares with
-    # the main one, where it is registered already: the tracker unlinks it if the main process
-    # dies without closing it, and never while the main process lives.
-    block = shared_memory.SharedMemory(name=name)
-    _ATTACHED.append(block)
-    arrays = {key: _view(block, dtype, shape, at) for key, dtype, shape, at in layout.arrays}
+    # A plain mapping, not a SharedMemory: that one closes its mapping when collected, at the
+    # process's exit too, and fails there ("cannot close exported pointers exist") while the
+    # arrays still view it. The arrays keep the mapping; the main process's resource tracker
+    # unlinks the block if the main process dies without closing it.
+    descriptor = os.open(os.path.join(SHARED_MEMORY_DIR, name.lstrip("/")), os.O_RDWR)
+    try:
+        mapping = mmap.mmap(descriptor, os.fstat(descriptor).st_size)
+    finally:
+        os.close(descriptor)
+    arrays = {key: _view(mapping, dtype, shape, at) for key, dtype, shape, at in layout.arrays}
     fields = dict(layout.fields)
     shape = fields.pop("shape")
     problem = Problem(

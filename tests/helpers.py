@@ -230,3 +230,32 @@ class FirstHalf(Selector):
         integers = state.problem.integer_indices
         free = integers[: len(integers) // 2] if state.iteration == 0 else integers[:0]
         return Neighborhood(free=free)
+
+
+class _GivesUp:
+    """A sub-solver whose every solve is abandoned, as a SCIP that ignored its time limit."""
+
+    name = "gives_up"
+    total_solve_time = 0.0
+
+    def solve(self, **kwargs) -> SolveOutcome:
+        return SolveOutcome(SolveStatus.ABANDONED)
+
+    def stop(self) -> None:
+        pass
+
+    def session(self):
+        return no_session()
+
+
+#: Sub-solvers made by :func:`first_gives_up` in this process.
+_MADE: list = []
+
+
+def first_gives_up(problem: Problem, sub_solve):
+    """A portfolio's sub-solver maker (picklable): a worker's first sub-solver gives up on its
+    first solve, the next ones are SCIP's."""
+    from lns.api import named_sub_solver
+
+    _MADE.append(problem.name)
+    return _GivesUp() if len(_MADE) == 1 else named_sub_solver(problem, sub_solve)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lns.api
-from helpers import FirstHalf, knapsack, miplib, wait_for_exit
+from helpers import FirstHalf, first_gives_up, knapsack, miplib, wait_for_exit
 from lns import PortfolioParams, SolveParams, solve
 from lns.api import named_sub_solver
 from lns.core.parallel.portfolio import Portfolio
@@ -281,3 +281,23 @@ def test_an_early_workers_solution_ends_only_a_start_search_without_one():
     run.incumbent.x = np.zeros(2)
     lns.api._end_start_without_solution(run, solver)
     assert stopped == [True]
+
+
+def test_a_worker_whose_sub_solver_gave_up_goes_on_with_a_new_one(caplog):
+    problem = knapsack()
+    incumbent = started_incumbent(problem, np.zeros(4))
+    with Portfolio(
+        problem,
+        [FirstHalf()] * 2,
+        first_gives_up,
+        seed=0,
+        stop=MaxRuntime(3),
+        started=incumbent.started,
+    ) as portfolio:
+        records, reason = portfolio.run(incumbent)
+    assert reason is StopReason.TIME_LIMIT
+    assert [w.stop_reason for w in portfolio.workers] == ["time_limit", "time_limit"]
+    assert incumbent.objective == 23 and problem.check(incumbent.x).feasible
+    for worker in range(2):
+        iterations = [r.iteration for r in portfolio.records[worker]]
+        assert iterations == list(range(len(iterations))) and len(iterations) >= 2

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
+
 import numpy as np
 
 from lns.core.parallel.kinds.protocol import KindWorker
 from lns.core.search.loop import run_lns, size_rule_of
-from lns.core.search.result import Callback
+from lns.core.search.result import Callback, IterationRecord
 from lns.core.search.stop import StopReason
+
+log = logging.getLogger("lns")
 
 
 class LnsWorker(KindWorker, Callback):
@@ -27,21 +32,36 @@ class LnsWorker(KindWorker, Callback):
             self.sub_solver.stop()
 
     def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
+        """The loop; where it ends because its sub-solver was abandoned (SCIP went on past its
+        time limit and the grace, as on an oversubscribed machine), the worker goes on with a
+        new sub-solver: a portfolio that loses its workers so ends before its time limit."""
         spec = self.spec
         assert spec.selector is not None, "an LNS worker's spec has a selector"
-        return run_lns(
-            spec.problem,
-            spec.selector,
-            self.sub_solver,
-            self.incumbent,
-            rng=rng,
-            stop=spec.stop,
-            callbacks=[self],
-            size_rule=size_rule_of(spec.problem, spec.size),
-            sub_solve=spec.sub_solve,
-            loop=spec.loop,
-            exchange=self.exchange,
-        )
+        assert spec.make_sub_solver is not None, "an LNS worker's spec has a sub-solver"
+        size_rule = size_rule_of(spec.problem, spec.size)
+        records: list[IterationRecord] = []
+        while True:
+            more, reason = run_lns(
+                spec.problem,
+                spec.selector,
+                self.sub_solver,
+                self.incumbent,
+                rng=rng,
+                stop=spec.stop,
+                callbacks=[self],
+                size_rule=size_rule,
+                sub_solve=spec.sub_solve,
+                loop=spec.loop,
+                exchange=self.exchange,
+            )
+            done = len(records)  # numbered on from the iterations before
+            records += [replace(record, iteration=done + record.iteration) for record in more]
+            if reason is not StopReason.SUB_SOLVER_ABANDONED or self.told is not None:
+                return records, reason
+            log.warning(
+                "%s: worker %d goes on with a new sub-solver", spec.problem.name, spec.worker
+            )
+            self.sub_solver = spec.make_sub_solver(spec.problem, spec.sub_solve)
 
     def on_selection(self, state, size, neighborhood) -> None:
         self.last_arm = neighborhood.info.get("arm")

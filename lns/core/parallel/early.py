@@ -2,10 +2,10 @@
 
 The LNS workers need an incumbent; CP-SAT, Local-MIP and SCIP do not. While the main process
 looks for the first solution (:mod:`lns.core.search.start`), :class:`EarlyStart` starts those
-workers without one and collects what they send. Their first solution ends the main
-process's start search (``on_found``, the start solver's ``stop``): the solutions are
-checked and offered to the incumbent (:meth:`EarlyStart.offer`) before the LNS workers
-start, and the other messages are handed to the exchange that follows.
+workers without one and collects what they send. A solution of theirs calls ``on_found``,
+with which the caller ends its start search while that has none of its own; the solutions are
+checked and offered to the incumbent (:meth:`EarlyStart.offer`) before the LNS workers start,
+and the other messages are handed to the exchange that follows.
 """
 
 from __future__ import annotations

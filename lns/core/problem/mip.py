@@ -488,18 +488,17 @@ def _captured_stderr():
 def read_scip_model(path: str | Path):
     """Read a problem file into a quiet SCIP model, raising :class:`ProblemReadError` on failure."""
     path = Path(path)
-    _check_file(path)
+    _check_path(path)
+    check_file_numbers(path)
     return _scip_model(path)
 
 
-def _check_file(path: Path) -> None:
-    """Raise :class:`ProblemReadError` if ``path`` is not a file or holds numbers that SCIP would
-    misread."""
+def _check_path(path: Path) -> None:
+    """Raise :class:`ProblemReadError` if ``path`` is not a file."""
     if not path.exists():
         raise ProblemReadError(f"{path}: no such file")
     if not path.is_file():
         raise ProblemReadError(f"{path}: not a file")
-    check_file_numbers(path)
 
 
 def _scip_model(path: Path):
@@ -631,13 +630,12 @@ def read_problem_and_model(path: str | Path) -> tuple[Problem, object]:
     (for a solver that needs the whole model: SCIP's reader makes one faster than
     :meth:`Problem.add_to_scip`, and only then is it paid for)."""
     path = Path(path)
-    if not path.is_file():
-        _check_file(path)  # says what it is instead
+    _check_path(path)
     name = instance_name(path)
     if _extension(path) == "mps":
         fields = read_mps(path)  # its numbers are plain decimals, read right
         if fields is not None:
             return Problem(name=name, source=path, **fields), functools.partial(_scip_model, path)
-    _check_file(path)
+    check_file_numbers(path)
     model = _scip_model(path)
     return problem_from_scip(model, name, source=path), model

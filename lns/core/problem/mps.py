@@ -55,7 +55,7 @@ ZERO = 1e-9
 _B, _I, _C = 0, 1, 3
 _TYPE_NAMES = np.array([BINARY, INTEGER, "", CONTINUOUS])
 _BOUND_KINDS = ("UP", "LO", "FX", "FR", "MI", "PL", "BV", "LI", "UI")
-_VALUED = {"UP", "LO", "FX", "LI", "UI"}
+_VALUED = ("UP", "LO", "FX", "LI", "UI")
 
 
 class _Declined(Exception):
@@ -103,6 +103,7 @@ class _MpsText:
     def __init__(self, text: bytes):
         self.text = text
         self.data = np.frombuffer(text, dtype=np.uint8)
+        self.newlines = np.flatnonzero(self.data == 10)
         self.sections: dict[str, tuple[int, int]] = {}
         self.maximize = False
         self._split()
@@ -110,7 +111,7 @@ class _MpsText:
     # --- sections -----------------------------------------------------------------------------
 
     def _split(self) -> None:
-        line_starts = np.r_[0, np.flatnonzero(self.data == 10) + 1]
+        line_starts = np.r_[0, self.newlines + 1]
         line_starts = line_starts[line_starts < len(self.data)]
         firsts = self.data[line_starts]
         heads = line_starts[(firsts > 32) & (firsts != ord("*"))]
@@ -155,7 +156,8 @@ class _MpsText:
         if len(data) and not blank[-1]:
             edges = np.r_[edges, len(data)]
         starts, ends = edges[0::2], edges[1::2]
-        newlines = np.flatnonzero(data == 10)
+        within = np.searchsorted(self.newlines, (begin, end))
+        newlines = self.newlines[within[0] : within[1]] - begin
         line = np.searchsorted(newlines, starts)
         line_starts = np.r_[0, newlines + 1]
         comment = data[line_starts[line]] == ord("*")
@@ -350,28 +352,25 @@ class _MpsText:
         lines = np.flatnonzero(counts > 0)
         if not len(lines):
             return var_type, lower, upper
-        kind_names = self._fixed(*_at(tokens, tokens.on_lines(counts > 0, 0))).astype("U")
-        if not np.isin(kind_names, _BOUND_KINDS).all():
+        present = counts > 0
+        kind = self._fixed(*_at(tokens, tokens.on_lines(present, 0))).astype("U")
+        if not np.isin(kind, _BOUND_KINDS).all():
             raise _Declined  # SC, SI or another kind
-        kind = np.searchsorted(np.array(sorted(_BOUND_KINDS)), kind_names)
-        valued = np.isin(kind_names, list(_VALUED))
+        valued = np.isin(kind, _VALUED)
         if np.any(counts[lines] != np.where(valued, 4, 3)):
             raise _Declined  # a missing set name or value
-        has = np.zeros(len(counts), dtype=bool)
-        has[lines] = True
-        sets = self._fixed(*_at(tokens, tokens.on_lines(has, 1)))
+        sets = self._fixed(*_at(tokens, tokens.on_lines(present, 1)))
         if np.any(sets != sets[0]):
             raise _Declined
-        variable = columns.index.find(self._fixed(*_at(tokens, tokens.on_lines(has, 2))))
+        variable = columns.index.find(self._fixed(*_at(tokens, tokens.on_lines(present, 2))))
         value = np.zeros(len(lines))
-        value[valued] = self._numbers(*_at(tokens, tokens.on_lines(has, 3)))
+        value[valued] = self._numbers(*_at(tokens, tokens.on_lines(present, 3)))
         if np.any(
-            (np.isin(kind_names, ("LO", "LI")) & (value == np.inf))
-            | (np.isin(kind_names, ("UP", "UI")) & (value == -np.inf))
-            | ((kind_names == "FX") & ~np.isfinite(value))
+            (np.isin(kind, ("LO", "LI")) & (value == np.inf))
+            | (np.isin(kind, ("UP", "UI")) & (value == -np.inf))
+            | ((kind == "FX") & ~np.isfinite(value))
         ):
             raise _Declined  # a bound SCIP refuses (the number check says why)
-        kinds = dict(zip(sorted(_BOUND_KINDS), range(len(_BOUND_KINDS)), strict=True))
         # Each variable's k-th line is applied in round k.
         order = np.argsort(variable, kind="stable")
         first = np.r_[True, variable[order][1:] != variable[order][:-1]]
@@ -382,12 +381,12 @@ class _MpsText:
             now = rank == round_
             v = variable[now]
             var_type[v], lower[v], upper[v] = _apply_bounds(
-                kinds, kind[now], value[now], var_type[v], lower[v], upper[v]
+                kind[now], value[now], var_type[v], lower[v], upper[v]
             )
         return var_type, lower, upper
 
 
-def _apply_bounds(kinds: dict, kind, value, var_type, lower, upper):
+def _apply_bounds(kind, value, var_type, lower, upper):
     """One bound line on each of some distinct variables, as SCIP 10's MPS reader applies it.
 
     A binary becomes a general integer in ``[0, inf)`` first unless the line is an upper bound
@@ -396,7 +395,7 @@ def _apply_bounds(kinds: dict, kind, value, var_type, lower, upper):
     """
 
     def one_of(*names):
-        return np.isin(kind, [kinds[name] for name in names])
+        return np.isin(kind, names)
 
     near = (np.abs(value) < 1e-5) | (np.abs(value - 1) < 1e-5)
     if np.any((var_type == _B) & near & (value != 0) & (value != 1)):

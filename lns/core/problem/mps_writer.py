@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import gzip
 import io
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from lns.core.problem.names import Names
 from lns.core.problem.validation import BINARY, CONTINUOUS
 
 #: Names of the objective row, tried in turn until one is not a row's name.
 _OBJECTIVE_NAMES = ("Obj", "OBJ", "obj_row")
-#: A name the layout carries: no blank, not a ``$`` first, at most SCIP's 255 characters.
-_PLAIN_NAME = re.compile(r"[^\s$]\S{0,254}")
+#: SCIP's longest name, in bytes.
+_LONGEST_NAME = 255
 
 
 def write_mps(problem, path: Path) -> bool:
@@ -55,8 +55,7 @@ def write_mps(problem, path: Path) -> bool:
 
 def _lines(problem) -> Iterator[str] | None:
     """The file's lines, or ``None`` where the layout cannot carry the problem."""
-    names = [*problem.var_names, *problem.row_names]
-    if not all(_PLAIN_NAME.fullmatch(name) for name in names):
+    if not (_plain(problem.var_names) and _plain(problem.row_names)):
         return None
     lower, upper = problem.row_lower, problem.row_upper
     if np.any(np.isinf(lower) & np.isinf(upper)):
@@ -73,6 +72,15 @@ def _lines(problem) -> Iterator[str] | None:
     if objective is None:
         return None
     return _text(problem, objective, ranged)
+
+
+def _plain(names: Names) -> bool:
+    """Whether the layout carries every one of ``names``: not empty, at most
+    :data:`_LONGEST_NAME` bytes, no byte a blank (or control character), not a ``$`` first."""
+    lengths = np.diff(names.offsets)
+    if len(lengths) and not 1 <= lengths.min() <= lengths.max() <= _LONGEST_NAME:
+        return False
+    return not (np.any(names.buffer <= 32) or np.any(names.buffer[names.offsets[:-1]] == ord("$")))
 
 
 def _text(problem, objective: str, ranged: np.ndarray) -> Iterator[str]:

@@ -220,12 +220,8 @@ class ScipSubSolver(WatchedSubSolver):
         """SCIP's model of the whole problem (``pyscipopt.Model``), built on first use: a run
         that solves reduced problems only never builds it. ``None`` once closed."""
         if self._model is None and not self._closed:
-            if self._read_model is not None:
-                self._adopt(self._read_model())
-            else:
-                model = Model(self.problem.name)
-                model.hideOutput()
-                self._adopt(model, self.problem.add_to_scip(model))
+            read = self._read_model if self._read_model is not None else self.problem.to_scip
+            self._adopt(read())
         return self._model
 
     @property
@@ -238,22 +234,20 @@ class ScipSubSolver(WatchedSubSolver):
         """Whether the whole problem's model is built (or was given)."""
         return self._model is not None
 
-    def _adopt(self, model, variables: list | None = None) -> None:
+    def _adopt(self, model) -> None:
         """Use ``model`` as the whole problem's model: its bounds, parameters and recorder.
 
-        ``variables`` are its variables in the problem's order; by default those of
-        ``model.getVars()`` (SCIP lists binaries first, then integers, then continuous ones),
-        matched to the problem's by name.
+        Its variables are matched to the problem's by name (``getVars()`` lists binaries first,
+        then integers, then continuous ones).
         """
-        names = list(self.problem.var_names)
-        if variables is None:
-            by_name = {v.name: v for v in model.getVars()}
-            variables = [by_name[name] for name in names if name in by_name]
-            variables = variables if len(by_name) == len(names) else []
+        names, variables = list(self.problem.var_names), model.getVars()
         if [v.name for v in variables] != names:
-            raise InvalidArgumentError(
-                f"the SCIP model of {self.problem.name} does not hold the problem's variables"
-            )
+            by_name = {v.name: v for v in variables}
+            if not len(by_name) == len(variables) == len(names) or by_name.keys() != set(names):
+                raise InvalidArgumentError(
+                    f"the SCIP model of {self.problem.name} does not hold the problem's variables"
+                )
+            variables = [by_name[name] for name in names]
         self._lower = np.array([v.getLbOriginal() for v in variables])
         self._upper = np.array([v.getUbOriginal() for v in variables])
         self._lower_now, self._upper_now = self._lower.copy(), self._upper.copy()

@@ -48,6 +48,7 @@ from lns.core.problem.mip import Problem, instance_name, read_problem
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.loop import run_lns
 from lns.core.search.neighborhood_size import AdaptiveSize
+from lns.core.search.params import SubSolveParams
 from lns.core.search.result import Callback
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.search.stop import MaxIterations, NoImprovement, StopReason
@@ -201,17 +202,25 @@ class RenewedSolver:
     SCIP may overrun a time limit inside one long LP (a root LP of a million nonzeros); the
     watchdog then abandons the solve, and its model stays in SCIP's use, so the next solve
     needs a new model. Collection goes on with one instead of ending the instance.
+
+    A neighborhood's sub-solve (negatives, candidates) solves what the LNS loop solves by
+    default: the reduced sub-MIP of the free variables where the rule of
+    :func:`lns.core.solvers.scip.subsolver.prefers_reduced` picks it
+    (:attr:`lns.SubSolveParams.sub_problem`), else the whole model.
     """
 
     def __init__(self, problem: Problem, params: dict | None = None):
         self.problem, self.params = problem, params
-        self.current = ScipSubSolver(problem, params)
+        self.current = self._new_solver()
+
+    def _new_solver(self) -> ScipSubSolver:
+        return ScipSubSolver(self.problem, self.params, sub_problem=SubSolveParams.sub_problem)
 
     def solve(self, **kwargs) -> SolveOutcome:
         """:meth:`ScipSubSolver.solve`; after an abandoned solve, the next one gets a new model."""
         outcome = self.current.solve(**kwargs)
         if outcome.status is SolveStatus.ABANDONED:
-            self.current = ScipSubSolver(self.problem, self.params)
+            self.current = self._new_solver()
         return outcome
 
 

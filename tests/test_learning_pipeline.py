@@ -625,7 +625,7 @@ def test_collection_replaces_a_sub_solver_whose_solve_was_abandoned(monkeypatch)
     made = []
 
     class Abandoning:
-        def __init__(self, problem, params=None):
+        def __init__(self, problem, params=None, sub_problem="whole"):
             made.append(self)
 
         def solve(self, **kwargs):

@@ -15,7 +15,7 @@ import torch
 
 from learning.candidate_pool import CandidatePool, CandidatePoolError, CandidateResult
 from learning.checkpoint_file import CheckpointError
-from learning.collect import collect_files, collect_instance, load_instance_file
+from learning.collect import RenewedSolver, collect_files, collect_instance, load_instance_file
 from learning.dataset import load_samples
 from learning.proposals import PROPOSALS, make_proposals, weighted_draw
 from learning.sampled_expert import (
@@ -24,11 +24,13 @@ from learning.sampled_expert import (
     candidate_gains,
     label_candidates,
 )
+from instances.generators import instance_rng, problem_class
 from learning.train import TrainConfig, train
 from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import SearchState
 from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
+from lns.core.solvers.scip.subsolver import REDUCED_MIN_NONZEROS
 from test_learning_pipeline import TINY, TINY_MODEL, tiny_mis
 
 #: Candidates solved to the end within a node limit: the labels repeat exactly.
@@ -74,6 +76,18 @@ def test_labels_of_a_hand_checked_case():
     # A failed sub-solve (NaN) is neither; the positives come best first.
     positives, negatives = label_candidates(np.array([1.0, np.nan, 0.0, 2.0]), 1e-6, 0.5, 0.05)
     assert positives.tolist() == [3, 0] and negatives.tolist() == [2]
+
+
+def test_a_neighborhood_sub_solve_solves_the_reduced_sub_mip_as_the_loop_does():
+    mvc = problem_class("mvc")
+    problem = mvc.generate(mvc.params("small", n_nodes=300, affinity=20), instance_rng(0, 0))
+    assert problem.matrix.nnz >= REDUCED_MIN_NONZEROS  # large enough for the reduced sub-MIP
+    solver = RenewedSolver(problem, SUB_MIP_SETTINGS["fast"])
+    every_node = np.ones(problem.n_vars)
+    outcome = solver.solve(time_limit=10.0, seed=1, free=np.arange(30), start=every_node)
+    assert outcome.best is not None and outcome.best.objective < problem.n_vars
+    assert problem.check(outcome.best.x).feasible
+    assert solver.current.reduced_solves == 1
 
 
 @pytest.mark.parametrize("name", PROPOSALS)
@@ -280,6 +294,7 @@ import numpy as np
 from test_learning_pipeline import tiny_mis
 from learning.candidate_pool import CandidatePool, CandidatePoolError, CandidateResult
 from lns.core.solvers.scip.settings import SUB_MIP_SETTINGS
+from lns.core.solvers.scip.subsolver import REDUCED_MIN_NONZEROS
 
 problem = tiny_mis(0)
 pool = CandidatePool(problem, SUB_MIP_SETTINGS["fast"], workers=2)

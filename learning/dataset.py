@@ -48,12 +48,18 @@ def instance_files(data_dir: str | Path) -> list[Path]:
 
 
 def load_samples(
-    files: list, min_negatives: int = 1, variable_columns: Sequence[str] = BASE_VARIABLE_COLUMNS
+    files: list,
+    min_negatives: int = 1,
+    variable_columns: Sequence[str] = BASE_VARIABLE_COLUMNS,
+    per_instance: int | None = None,
 ) -> list[Sample]:
     """All samples of ``files`` with at least ``min_negatives`` negatives (InfoNCE needs one).
 
     Their graphs hold the ``variable_columns`` of the collected ones, in that order, so that a
-    model can be trained on a subset of the collected columns.
+    model can be trained on a subset of the collected columns. With ``per_instance``, at most
+    that many of each file's usable samples, evenly spaced along its trajectory (first and
+    last included): on large graphs a training step costs a graph pass per sample, and the
+    samples of one trajectory share their graph.
 
     Raises
     ------
@@ -71,9 +77,12 @@ def load_samples(
                 "features=all (or train on the columns it has)"
             )
         index = [collected.index(name) for name in variable_columns]
-        for s in data["samples"]:
-            if len(s["negatives"]) < min_negatives or len(s["positives"]) == 0:
-                continue
+        usable = [
+            s
+            for s in data["samples"]
+            if len(s["negatives"]) >= min_negatives and len(s["positives"]) > 0
+        ]
+        for s in evenly_spaced(usable, per_instance):
             graph = make_graph(
                 s["variable_features"][:, index],
                 s["constraint_features"],
@@ -91,6 +100,15 @@ def load_samples(
                 )
             )
     return samples
+
+
+def evenly_spaced(items: list, count: int | None) -> list:
+    """``count`` of ``items`` at evenly spaced positions, the first and last among them; all of
+    them when ``count`` is ``None`` or not smaller."""
+    if count is None or count >= len(items):
+        return items
+    positions = np.unique(np.round(np.linspace(0, len(items) - 1, count)).astype(int))
+    return [items[i] for i in positions]
 
 
 def integer_mask(data: dict, sample: dict) -> torch.Tensor:

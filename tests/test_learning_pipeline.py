@@ -14,12 +14,12 @@ import torch
 from instances.generators import mis
 from instances.generators.registry import CLASSES
 from learning.collect import CollectConfig, collect_files, load_instance_file
-from learning.dataset import load_samples
+from learning.dataset import evenly_spaced, load_samples
 from learning.selector import CLLNS
 from learning.train import TrainConfig, train
 from lns import SolveParams
 from lns.api import solve
-from lns.core.errors import UnknownNameError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.search.selection import SearchState
 from lns.core.search.stop import budget
 
@@ -106,6 +106,27 @@ def test_training_logs_curves_and_keeps_a_loadable_checkpoint(pipeline):
     assert len(held_out) == 1  # a quarter of the 4 instances
     expected = len(load_samples([root / "samples" / name for name in held_out]))
     assert result["validation_samples"] == expected > 0 and result["train_samples"] > 0
+
+
+def test_samples_per_instance_takes_evenly_spaced_samples_of_each_file(pipeline, tmp_path):
+    assert evenly_spaced(list(range(10)), 3) == [0, 4, 9]  # first and last included
+    assert evenly_spaced(list(range(10)), 1) == [0]
+    assert evenly_spaced(list(range(2)), 5) == [0, 1] and evenly_spaced([7], None) == [7]
+    root, *_ = pipeline
+    files = sorted((root / "samples").glob("*.pt"))
+    every = load_samples(files)
+    one_each = load_samples(files, per_instance=1)
+    by_file = [len(load_samples([f])) for f in files]
+    assert len(one_each) == sum(n > 0 for n in by_file) < len(every)
+    config = TrainConfig(
+        epochs=1, batch_size=4, validation_fraction=0.25, model=TINY_MODEL, samples_per_instance=1
+    )
+    result = train([root / "samples"], tmp_path / "one_each.pt", config)
+    assert result["train_samples"] + result["validation_samples"] == len(one_each)
+    checkpoint = torch.load(tmp_path / "one_each.pt", weights_only=True)
+    assert checkpoint["training"]["config"]["samples_per_instance"] == 1
+    with pytest.raises(InvalidArgumentError, match="samples_per_instance"):
+        TrainConfig(samples_per_instance=0)
 
 
 def test_training_is_seeded(pipeline, tmp_path):

@@ -13,6 +13,7 @@ import pytest
 import scipy.sparse as sp
 import torch
 
+from instances.generators import instance_rng, problem_class
 from learning.candidate_pool import CandidatePool, CandidatePoolError, CandidateResult
 from learning.checkpoint_file import CheckpointError
 from learning.collect import RenewedSolver, collect_files, collect_instance, load_instance_file
@@ -24,7 +25,6 @@ from learning.sampled_expert import (
     candidate_gains,
     label_candidates,
 )
-from instances.generators import instance_rng, problem_class
 from learning.train import TrainConfig, train
 from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import Problem

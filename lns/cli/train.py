@@ -35,6 +35,7 @@ def main(cfg: DictConfig) -> None:
         problem_class=cfg.problem_class,
         features=cfg.features if isinstance(cfg.features, str) else list(cfg.features),
         seed=cfg.seed,
+        samples_per_instance=cfg.samples_per_instance,
         model=cast(dict, OmegaConf.to_container(cfg.model, resolve=True)),  # a mapping node
     )
     result = train(

@@ -375,7 +375,8 @@ def _no_integers(run: _Run) -> None:
 
 
 def _lns(run: _Run, selector: Selector) -> None:
-    """The sequential loop: a first solution (or the user's start), then :func:`run_lns`."""
+    """The sequential loop: a first solution (or the user's start), then :func:`run_lns`, which
+    goes on with a new named sub-solver in place of one that gave up (:func:`_renewed`)."""
     if _start(run, selector, _sub_solver(run)):
         assert run.sub_solver is not None, "_start sets the sub-solver"
         params = run.params
@@ -390,6 +391,7 @@ def _lns(run: _Run, selector: Selector) -> None:
             size_rule=size_rule_of(run.problem, params.size),
             sub_solve=params.sub_solve,
             loop=params.loop,
+            renew=functools.partial(_renewed, run),
         )
 
 
@@ -475,16 +477,24 @@ def _first_solution(run: _Run) -> StopReason | None:
     cannot be rebuilt).
     """
     reason = _initial_solution(run)
-    name = run.params.sub_solve.solver
     if (
         reason is StopReason.SUB_SOLVER_ABANDONED
         and run.incumbent.x is not None
-        and isinstance(name, str)
+        and _renewed(run) is not None
     ):
-        log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, name)
-        run.sub_solver = _sub_solver(run, fresh=True)
         return None
     return reason
+
+
+def _renewed(run: _Run) -> SubSolver | None:
+    """A new sub-solver in place of the run's abandoned one, now the run's; ``None`` where
+    ``params.sub_solve.solver`` is an object (it cannot be rebuilt)."""
+    name = run.params.sub_solve.solver
+    if not isinstance(name, str):
+        return None
+    log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, name)
+    run.sub_solver = _sub_solver(run, fresh=True)
+    return run.sub_solver
 
 
 def _plain_scip(run: _Run) -> None:

@@ -222,14 +222,18 @@ def wait_until(condition, timeout: float, poll: float = 0.05):
 
 
 class FirstHalf(Selector):
-    """Frees the first half of the integer variables, then nothing."""
+    """Frees the first half of the integer variables, then nothing (or, with ``every``, again
+    at every iteration)."""
 
     name = "first_half"
 
+    def __init__(self, every: bool = False):
+        self.every = every
+
     def __call__(self, state, size, rng):
         integers = state.problem.integer_indices
-        free = integers[: len(integers) // 2] if state.iteration == 0 else integers[:0]
-        return Neighborhood(free=free)
+        half = self.every or state.iteration == 0
+        return Neighborhood(free=integers[: len(integers) // 2] if half else integers[:0])
 
 
 class _GivesUp:

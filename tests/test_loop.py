@@ -1,5 +1,6 @@
 """The LNS loop on a scripted fake sub-solver: what it keeps, when it stops, how the size adapts."""
 
+import contextlib
 import time
 
 import numpy as np
@@ -29,11 +30,11 @@ class FirstK(Selector):
         return Neighborhood(state.problem.integer_indices[:size])
 
 
-def _run(script, iterations=3, size_rule=None, start=START, max_failures=5):
+def _run(script, iterations=3, size_rule=None, start=START, max_failures=5, renew=None):
     problem = knapsack()
     incumbent = Incumbent(problem, time.perf_counter())
     assert incumbent.offer(start, found_at=time.perf_counter(), source="user")
-    solver = FakeSubSolver(script)
+    solver = script if isinstance(script, FakeSubSolver) else FakeSubSolver(script)
     records, reason = run_lns(
         problem,
         FirstK(),
@@ -44,6 +45,7 @@ def _run(script, iterations=3, size_rule=None, start=START, max_failures=5):
         callbacks=[],
         size_rule=size_rule or AdaptiveSize(4, 0.5, max_fraction=0.5),
         loop=LoopParams(max_failures=max_failures),
+        renew=renew,
     )
     return records, reason, incumbent, solver
 
@@ -83,6 +85,39 @@ def test_an_abandoned_sub_solve_ends_the_run_with_the_incumbent():
     assert reason is StopReason.SUB_SOLVER_ABANDONED
     assert len(records) == 1 and len(solver.calls) == 1
     np.testing.assert_array_equal(incumbent.x, BETTER)
+
+
+class SessionSubSolver(FakeSubSolver):
+    """Records when its sessions begin and end."""
+
+    def __init__(self, script, events, label):
+        super().__init__(script)
+        self.events, self.label = events, label
+
+    @contextlib.contextmanager
+    def session(self):
+        self.events.append(f"{self.label} begins")
+        yield
+        self.events.append(f"{self.label} ends")
+
+
+def test_the_loop_goes_on_with_the_sub_solver_that_renew_gives():
+    events: list = []
+    first = SessionSubSolver([(SolveStatus.ABANDONED, [BETTER])], events, "first")
+    second = SessionSubSolver([(SolveStatus.NODE_LIMIT, [])], events, "second")
+    records, reason, incumbent, _ = _run(first, iterations=4, renew=lambda: second)
+    assert reason is StopReason.ITERATION_LIMIT
+    assert [r.iteration for r in records] == [0, 1, 2, 3]  # counted on, not from 0 again
+    assert [r.status for r in records] == ["abandoned", "nodelimit", "nodelimit", "nodelimit"]
+    assert len(first.calls) == 1 and len(second.calls) == 3
+    np.testing.assert_array_equal(second.calls[0]["start"], BETTER)  # from the incumbent
+    np.testing.assert_array_equal(incumbent.x, BETTER)
+    assert events == ["first begins", "second begins", "second ends", "first ends"]
+
+
+def test_the_loop_ends_when_renew_gives_no_sub_solver():
+    records, reason, _, _ = _run([(SolveStatus.ABANDONED, [])], iterations=10, renew=lambda: None)
+    assert reason is StopReason.SUB_SOLVER_ABANDONED and len(records) == 1
 
 
 def test_a_complete_solve_of_the_whole_problem_ends_the_run_optimal():
@@ -199,3 +234,18 @@ def test_the_trajectory_stays_in_time_order_when_solutions_arrive_out_of_order()
     )  # found earlier, came later
     times = [t for t, _ in incumbent.trajectory]
     assert times == sorted(times) and times[-1] == pytest.approx(2.0)
+
+
+def test_a_solve_goes_on_with_a_new_named_sub_solver_after_one_gave_up(monkeypatch):
+    made = []
+
+    def named_sub_solver(problem, sub_solve, model=None):
+        status = SolveStatus.ABANDONED if not made else SolveStatus.NODE_LIMIT
+        made.append(FakeSubSolver([(status, [BETTER] if not made else [])]))
+        return made[-1]
+
+    monkeypatch.setattr("lns.api.named_sub_solver", named_sub_solver)
+    result = solve(knapsack(), stop=budget(30, 4), initial_solution=START)
+    assert result.stop_reason == StopReason.ITERATION_LIMIT and result.objective == 17.0
+    assert len(made) == 2 and [len(solver.calls) for solver in made] == [1, 3]
+    assert [r.iteration for r in result.iterations] == [0, 1, 2, 3]

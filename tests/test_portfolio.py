@@ -288,7 +288,7 @@ def test_a_worker_whose_sub_solver_gave_up_goes_on_with_a_new_one(caplog):
     incumbent = started_incumbent(problem, np.zeros(4))
     with Portfolio(
         problem,
-        [FirstHalf()] * 2,
+        [FirstHalf(every=True)] * 2,  # the abandoned iteration 0 is not repeated
         first_gives_up,
         seed=0,
         stop=MaxRuntime(3),

@@ -10,11 +10,13 @@ the incumbent with its acceptance rule (:class:`lns.core.search.incumbent.Incumb
 Every candidate solution goes through the incumbent, which checks it against the original
 problem, so the loop never reports an infeasible point. The best solution survives a stop
 rule, Ctrl-C (the interrupt guard or ``KeyboardInterrupt``), failing sub-solves and a
-sub-solver that gave up (:attr:`SolveStatus.ABANDONED`).
+sub-solver that gave up (:attr:`SolveStatus.ABANDONED`), which the loop replaces where its caller
+can build another.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -82,6 +84,7 @@ def run_lns(
     sub_solve: SubSolveParams | None = None,
     loop: LoopParams | None = None,
     exchange: Callable[[int], StopReason | None] | None = None,
+    renew: Callable[[], SubSolver | None] | None = None,
 ) -> tuple[list, StopReason]:
     """Improve ``incumbent`` until ``stop`` fires, optimality is proven, or Ctrl-C.
 
@@ -111,6 +114,11 @@ def run_lns(
         Called before each iteration with the number of iterations done; it may change the
         incumbent (a portfolio worker shares its solutions and takes the others' there, see
         :mod:`lns.core.parallel.portfolio`) and returns a reason to stop, or ``None`` to go on.
+    renew : callable, optional
+        Called when the sub-solver gave up on a solve (SCIP went on past its time limit and the
+        watchdog's grace, as on an oversubscribed machine: its model stays in SCIP's use): a new
+        sub-solver, with which the loop goes on (its iterations, size and failures kept), or
+        ``None`` to end with ``SUB_SOLVER_ABANDONED``. Without it the loop ends there.
 
     Returns
     -------
@@ -129,10 +137,12 @@ def run_lns(
         sub_solve=sub_solve or SubSolveParams(),
         max_failures=(loop or LoopParams()).max_failures,
         exchange=exchange,
+        renew=renew,
     )
     try:
         selector.setup(problem)
-        with sub_solver.session():
+        with search.sessions:
+            search.sessions.enter_context(sub_solver.session())
             reason = search.run()
     except KeyboardInterrupt:
         reason = StopReason.INTERRUPTED
@@ -141,7 +151,8 @@ def run_lns(
 
 @dataclass
 class _Search:
-    """The state of one :func:`run_lns`: its parts, the records and the failure count."""
+    """The state of one :func:`run_lns`: its parts, the records, the failure count and the
+    sub-solvers' sessions."""
 
     problem: Problem
     selector: Selector
@@ -154,8 +165,11 @@ class _Search:
     sub_solve: SubSolveParams
     max_failures: int
     exchange: Callable[[int], StopReason | None] | None = None
+    renew: Callable[[], SubSolver | None] | None = None
     records: list = field(default_factory=list)
     failures: int = 0
+    #: The sessions of the sub-solvers used (one more for each renewed), ended with the run.
+    sessions: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
     def run(self) -> StopReason:
         """Iterate until a reason to stop; returns it."""
@@ -289,10 +303,7 @@ class _Search:
     def _verdict(self, status: SolveStatus, nothing_fixed: bool) -> StopReason | None:
         """The reason to stop that a sub-solve's status gives, or ``None``."""
         if status is SolveStatus.ABANDONED:
-            log.warning(
-                "%s: the sub-solver gave up; the run ends with the incumbent", self.problem.name
-            )
-            return StopReason.SUB_SOLVER_ABANDONED
+            return self._renewed()
         if status is SolveStatus.INTERRUPTED:
             return StopReason.INTERRUPTED
         if status in (SolveStatus.UNBOUNDED, SolveStatus.INFEASIBLE_OR_UNBOUNDED):
@@ -301,6 +312,21 @@ class _Search:
             raise UnboundedProblemError(f"{where}: the sub-solver proved the problem unbounded")
         if nothing_fixed and status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE):
             return StopReason.OPTIMAL  # nothing beats the incumbent, the solve's cutoff
+        return None
+
+
+    def _renewed(self) -> StopReason | None:
+        """Go on with a new sub-solver in place of one that gave up (``renew``), or the reason
+        to end."""
+        fresh = self.renew() if self.renew is not None else None
+        if fresh is None:
+            log.warning(
+                "%s: the sub-solver gave up; the run ends with the incumbent", self.problem.name
+            )
+            return StopReason.SUB_SOLVER_ABANDONED
+        log.warning("%s: the sub-solver gave up; going on with a new one", self.problem.name)
+        self.sub_solver = fresh
+        self.sessions.enter_context(fresh.session())
         return None
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 import numpy as np
 
 from lns.core.parallel.kinds.protocol import KindWorker
 from lns.core.search.loop import run_lns, size_rule_of
-from lns.core.search.result import Callback, IterationRecord
+from lns.core.search.result import Callback
 from lns.core.search.stop import StopReason
+from lns.core.solvers.protocol import SubSolver
 
 log = logging.getLogger("lns")
 
@@ -32,36 +32,36 @@ class LnsWorker(KindWorker, Callback):
             self.sub_solver.stop()
 
     def search(self, rng: np.random.Generator) -> tuple[list, StopReason]:
-        """The loop; where it ends because its sub-solver was abandoned (SCIP went on past its
-        time limit and the grace, as on an oversubscribed machine), the worker goes on with a
-        new sub-solver: a portfolio that loses its workers so ends before its time limit."""
+        """The loop; a sub-solver that was abandoned (SCIP went on past its time limit and the
+        grace, as on an oversubscribed machine) is replaced by a new one (:meth:`renew`): a
+        portfolio that lost its workers would end before its time limit."""
         spec = self.spec
         assert spec.selector is not None, "an LNS worker's spec has a selector"
+        return run_lns(
+            spec.problem,
+            spec.selector,
+            self.sub_solver,
+            self.incumbent,
+            rng=rng,
+            stop=spec.stop,
+            callbacks=[self],
+            size_rule=size_rule_of(spec.problem, spec.size),
+            sub_solve=spec.sub_solve,
+            loop=spec.loop,
+            exchange=self.exchange,
+            renew=self.renew,
+        )
+
+    def renew(self) -> SubSolver | None:
+        """A new sub-solver in place of the abandoned one; none once the worker is told to stop
+        or pause."""
+        spec = self.spec
         assert spec.make_sub_solver is not None, "an LNS worker's spec has a sub-solver"
-        size_rule = size_rule_of(spec.problem, spec.size)
-        records: list[IterationRecord] = []
-        while True:
-            more, reason = run_lns(
-                spec.problem,
-                spec.selector,
-                self.sub_solver,
-                self.incumbent,
-                rng=rng,
-                stop=spec.stop,
-                callbacks=[self],
-                size_rule=size_rule,
-                sub_solve=spec.sub_solve,
-                loop=spec.loop,
-                exchange=self.exchange,
-            )
-            done = len(records)  # numbered on from the iterations before
-            records += [replace(record, iteration=done + record.iteration) for record in more]
-            if reason is not StopReason.SUB_SOLVER_ABANDONED or self.told is not None:
-                return records, reason
-            log.warning(
-                "%s: worker %d goes on with a new sub-solver", spec.problem.name, spec.worker
-            )
-            self.sub_solver = spec.make_sub_solver(spec.problem, spec.sub_solve)
+        if self.told is not None:
+            return None
+        log.warning("%s: worker %d goes on with a new sub-solver", spec.problem.name, spec.worker)
+        self.sub_solver = spec.make_sub_solver(spec.problem, spec.sub_solve)
+        return self.sub_solver
 
     def on_selection(self, state, size, neighborhood) -> None:
         self.last_arm = neighborhood.info.get("arm")

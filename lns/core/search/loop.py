@@ -314,7 +314,6 @@ class _Search:
             return StopReason.OPTIMAL  # nothing beats the incumbent, the solve's cutoff
         return None
 
-
     def _renewed(self) -> StopReason | None:
         """Go on with a new sub-solver in place of one that gave up (``renew``), or the reason
         to end."""

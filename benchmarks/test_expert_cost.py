@@ -13,23 +13,18 @@ full mode; :mod:`learning.sampled_expert`); the collection is what is timed. ``e
 - the mean top-k recall of the shipped model of the instance's class on the samples
   (:func:`learning.train.top_k_recall`: the share of a sample's first positive among the ``k``
   top-scored variables).
+
+The same figures of whole collection folders: ``benchmarks/expert_data.py``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
-import numpy as np
 import pytest
-import torch
+from expert_data import cost, proposals, recall
 from test_cl_lns_cost import shipped
 
-from learning.checkpoint import load_checkpoint
 from learning.collect import CollectConfig, collect_files, load_instance_file
-from learning.dataset import load_samples
 from learning.sampled_expert import SampledConfig, SampledExpert
-from learning.selector import PRETRAINED_DIR
-from learning.train import graph_logits, top_k_recall
 
 #: (instance, collection limits, sampled expert's settings) of each mode.
 QUICK = (
@@ -56,40 +51,6 @@ FULL = (
     ),
     SampledConfig(candidates=16, workers=2),
 )
-
-
-def cost(files: list, seconds: float, cores: int) -> dict:
-    """Samples, usable samples, and seconds and core-seconds per usable sample."""
-    samples = [s for data in files for s in data["samples"]]
-    usable = sum(len(s["positives"]) > 0 and len(s["negatives"]) > 0 for s in samples)
-    per_sample = seconds / usable if usable else float("inf")
-    return {
-        "samples": len(samples),
-        "usable": usable,
-        "s per usable sample": per_sample,
-        "core-s per usable sample": per_sample * cores,
-    }
-
-
-def proposals(files: list) -> dict:
-    """Per proposal: samples whose best candidate it drew, its positives and negatives."""
-    samples = [s for data in files for s in data["samples"]]
-    best = Counter(s["positive_proposals"][0] for s in samples if s.get("positive_proposals"))
-    positive = Counter(name for s in samples for name in s.get("positive_proposals", []))
-    negative = Counter(name for s in samples for name in s.get("negative_proposals", []))
-    return {
-        f"{name}: best, positives, negatives": [best[name], positive[name], negative[name]]
-        for name in sorted(set(positive) | set(negative))
-    }
-
-
-def recall(paths: list, checkpoint: str) -> float:
-    """The mean top-k recall of the shipped model ``checkpoint`` on the samples of ``paths``."""
-    model, contents = load_checkpoint(PRETRAINED_DIR / f"{checkpoint}.pt")
-    samples = load_samples(paths, 0, contents["features"]["variable"])
-    with torch.no_grad():
-        values = [top_k_recall(graph_logits(model, [s])[0], s.positives) for s in samples]
-    return float(np.mean(values)) if values else float("nan")
 
 
 @pytest.mark.parametrize("expert", ["lb", "sampled"])

@@ -763,3 +763,17 @@ def test_comparison_presets_name_their_instances_and_their_report(preset):
     header = (CONFIG_DIR / "experiment" / f"{preset}.yaml").read_text()
     assert f"lns-bench +experiment={preset}" in header
     assert re.search(rf"lns-report .*results_dir=\[?{cfg.results_dir}", header)
+
+
+def test_the_vertex_cover_models_preset_compares_both_models_with_the_baselines():
+    cfg = _compose_bench("+experiment=mvc_models")
+    assert list(cfg.instances) == ["data/mvc_gen/*.mps.gz"]
+    methods = expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options), cfg.variants)
+    assert methods == ["scip", "random", "lb_relax", "cl_lns_lb500", "cl_lns_sampled1000"]
+    checkpoints = {name: v.options.checkpoint for name, v in cfg.variants.items()}
+    assert checkpoints == {
+        "cl_lns_lb500": "runs/mvc_lb500.pt",
+        "cl_lns_sampled1000": "runs/mvc_sampled1000.pt",
+    }
+    header = (CONFIG_DIR / "experiment" / "mvc_models.yaml").read_text()
+    assert f"lns-report results_dir={cfg.results_dir}" in header

@@ -214,7 +214,7 @@ class RenewedSolver:
         self.current = self._new_solver()
 
     def _new_solver(self) -> ScipSubSolver:
-        return ScipSubSolver(self.problem, self.params, sub_problem=SubSolveParams.sub_problem)
+        return ScipSubSolver(self.problem, self.params, sub_problem=SubSolveParams().sub_problem)
 
     def solve(self, **kwargs) -> SolveOutcome:
         """:meth:`ScipSubSolver.solve`; after an abandoned solve, the next one gets a new model."""

@@ -323,8 +323,7 @@ class _Search:
                 "%s: the sub-solver gave up; the run ends with the incumbent", self.problem.name
             )
             return StopReason.SUB_SOLVER_ABANDONED
-        log.warning("%s: the sub-solver gave up; going on with a new one", self.problem.name)
-        self.sub_solver = fresh
+        self.sub_solver = fresh  # renew logs the replacement
         self.sessions.enter_context(fresh.session())
         return None
 

@@ -284,6 +284,8 @@ class _Run:
     reason: StopReason = StopReason.TIME_LIMIT
     dual_bound: float | None = None
     worker_stats: list = field(default_factory=list)
+    #: Seconds the sub-solvers replaced after they gave up spent solving (:func:`_renewed`).
+    replaced_solver_time: float = 0.0
 
     def time_left(self) -> float:
         """Seconds a solve of the whole problem may take: what the stop rules leave (``math.inf``:
@@ -298,10 +300,15 @@ class _Run:
         return int(self.rng.integers(SEED_BOUND))
 
     def solver_time(self) -> float:
-        """Seconds inside the sub-solver's solves (with SCIP: and the freeing of each solve)."""
+        """Seconds inside the sub-solvers' solves (with SCIP: and the freeing of each solve)."""
         if self.sub_solver is None:
-            return 0.0
-        return self.sub_solver.total_solve_time + getattr(self.sub_solver, "total_reset_time", 0.0)
+            return self.replaced_solver_time
+        solver = self.sub_solver
+        return (
+            self.replaced_solver_time
+            + solver.total_solve_time
+            + getattr(solver, "total_reset_time", 0.0)
+        )
 
 
 def _begin(
@@ -493,6 +500,7 @@ def _renewed(run: _Run) -> SubSolver | None:
     if not isinstance(name, str):
         return None
     log.warning("%s: the LNS goes on with a new %s sub-solver", run.problem.name, name)
+    run.replaced_solver_time = run.solver_time()
     run.sub_solver = _sub_solver(run, fresh=True)
     return run.sub_solver
 

@@ -242,6 +242,7 @@ def test_a_solve_goes_on_with_a_new_named_sub_solver_after_one_gave_up(monkeypat
     def named_sub_solver(problem, sub_solve, model=None):
         status = SolveStatus.ABANDONED if not made else SolveStatus.NODE_LIMIT
         made.append(FakeSubSolver([(status, [BETTER] if not made else [])]))
+        made[-1].total_solve_time = 2.0 if len(made) == 1 else 0.5
         return made[-1]
 
     monkeypatch.setattr("lns.api.named_sub_solver", named_sub_solver)
@@ -249,3 +250,4 @@ def test_a_solve_goes_on_with_a_new_named_sub_solver_after_one_gave_up(monkeypat
     assert result.stop_reason == StopReason.ITERATION_LIMIT and result.objective == 17.0
     assert len(made) == 2 and [len(solver.calls) for solver in made] == [1, 3]
     assert [r.iteration for r in result.iterations] == [0, 1, 2, 3]
+    assert result.solver_time == 2.5  # the replaced sub-solver's seconds count

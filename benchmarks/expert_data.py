@@ -6,12 +6,14 @@ negative, what InfoNCE trains on), the collection seconds (each file records its
 start, features, expert) and the seconds and core-seconds per usable sample; for a sampled
 collection, per proposal, how many samples' best candidate it drew. With ``--checkpoint``, the
 model's mean top-k recall on the folder's samples (:func:`learning.train.top_k_recall`: the share
-of a sample's first positive among the ``k`` top-scored variables), ``--files`` restricting it to
-the named instance files (a model's validation files, say)::
+of a sample's first positive among the ``k`` top-scored variables), ``--validation-of`` restricting
+it to the instance files a checkpoint held out in its training::
 
     python benchmarks/expert_data.py data/cl_lns/lb --cores 1
     python benchmarks/expert_data.py data/cl_lns/mvc1000_sampled --cores 2
     python benchmarks/expert_data.py data/cl_lns/lb_gen --checkpoint runs/mvc_sampled1000.pt
+    python benchmarks/expert_data.py data/cl_lns/mvc1000_sampled --checkpoint runs/mvc_lb500.pt \
+        --validation-of runs/mvc_sampled1000.pt
 """
 
 from __future__ import annotations
@@ -91,16 +93,19 @@ def main() -> None:
     parser.add_argument("folders", nargs="+", type=Path, help="lns-collect output folders")
     parser.add_argument("--cores", type=int, default=1, help="cores the collection used")
     parser.add_argument("--checkpoint", help="a model whose top-k recall to measure")
-    parser.add_argument("--files", help="a checkpoint whose validation files the recall reads")
+    parser.add_argument(
+        "--validation-of", help="a checkpoint: the recall reads only the files it held out"
+    )
     args = parser.parse_args()
     for folder in args.folders:
         row = summary(folder, args.cores)
         if args.checkpoint:
             paths = sorted(folder.glob("*.pt"))
-            if args.files:
+            if args.validation_of:
                 from learning.checkpoint_file import read_checkpoint
 
-                held_out = set(read_checkpoint(Path(args.files))["training"]["validation_files"])
+                training = read_checkpoint(Path(args.validation_of))["training"]
+                held_out = set(training["validation_files"])
                 paths = [p for p in paths if p.name in held_out]
             row["recall files"] = len(paths)
             row["recall"] = recall(paths, args.checkpoint)

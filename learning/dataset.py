@@ -127,18 +127,28 @@ def integer_mask(data: dict, sample: dict) -> torch.Tensor:
 
 
 def split_files(
-    files: list, validation_fraction: float, rng: np.random.Generator
+    files: list,
+    validation_fraction: float,
+    rng: np.random.Generator,
+    held_out: Sequence[str] | None = None,
 ) -> tuple[list, list]:
-    """Hold out ``validation_fraction`` of the instances (at least one when there are two+)."""
-    files = list(files)
-    order = rng.permutation(len(files))
-    n_val = int(round(validation_fraction * len(files)))
-    if len(files) >= 2:
-        n_val = min(max(n_val, 1), len(files) - 1)
-    else:
-        n_val = 0
-    validation = [files[i] for i in sorted(order[:n_val])]
-    training = [files[i] for i in sorted(order[n_val:])]
+    """Hold out ``validation_fraction`` of the instances (at least one when there are two+).
+
+    An instance is a file name: the files of one instance in several collection folders (the
+    rounds of expert iteration) go to the same side. The instances named in ``held_out`` that
+    ``files`` holds validate, if any, instead of a random share (a model trained further keeps
+    its predecessor's held-out instances, so that their recalls compare).
+    """
+    files = [Path(f) for f in files]
+    names = list(dict.fromkeys(f.name for f in files))
+    validating = set(held_out or ()) & set(names)
+    if not validating:
+        order = rng.permutation(len(names))
+        n_val = int(round(validation_fraction * len(names)))
+        n_val = min(max(n_val, 1), len(names) - 1) if len(names) >= 2 else 0
+        validating = {names[i] for i in order[:n_val]}
+    validation = [f for f in files if f.name in validating]
+    training = [f for f in files if f.name not in validating]
     return training, validation
 
 

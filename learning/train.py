@@ -19,12 +19,14 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch
 
-from learning.checkpoint import problem_metadata, save_checkpoint
+from learning.checkpoint import load_checkpoint, problem_metadata, save_checkpoint
+from learning.checkpoint_file import CheckpointError
 from learning.dataset import instance_files, load_samples, normalization_stats, split_files
 from learning.features import ConsFeature, EdgeFeature, feature_spec, resolve_columns
 from learning.loss import loss_function
 from learning.model import GATPolicy
 from learning.problem_class import TRAINED_CLASSES
+from learning.selector import resolve_checkpoint
 from lns.core.errors import InvalidArgumentError, UnknownNameError
 
 log = logging.getLogger("lns.train")
@@ -76,6 +78,11 @@ class TrainConfig:
         A step costs a pass over each sample's graph, and the samples of one instance share
         their graph: on large graphs more instances with fewer samples each buy more variety
         per second of training.
+    init : str or None
+        Start from this checkpoint (a path or a shipped model's name) instead of new weights:
+        its model, weights and input normalisation, trained further (expert iteration's next
+        round). Its held-out instances are held out again (:func:`learning.dataset.split_files`),
+        and the features must be those it reads; ``model`` is then not used.
     """
 
     epochs: int = 30
@@ -92,6 +99,7 @@ class TrainConfig:
     problem_class: str | None = None
     features: str | list = "base"
     samples_per_instance: int | None = None
+    init: str | None = None
 
     def __post_init__(self):
         if self.problem_class is not None and self.problem_class not in TRAINED_CLASSES:
@@ -191,9 +199,14 @@ def train(
     began = time.perf_counter()
     seed_everything(config.seed)
     rng = np.random.default_rng(config.seed)
-    split = _load_split(data_dirs, config, rng)
-    model = GATPolicy(len(split.columns), len(ConsFeature), len(EdgeFeature), **config.model)
-    model.set_normalization(normalization_stats(split.train))
+    start = _initial_checkpoint(config.init, resolve_columns(config.features))
+    held_out = start[1]["training"]["validation_files"] if start else None
+    split = _load_split(data_dirs, config, rng, held_out)
+    if start:
+        model = start[0]
+    else:
+        model = GATPolicy(len(split.columns), len(ConsFeature), len(EdgeFeature), **config.model)
+        model.set_normalization(normalization_stats(split.train))
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True
     )
@@ -249,8 +262,35 @@ class _Split:
     columns: tuple
 
 
-def _load_split(data_dirs: list, config: TrainConfig, rng: np.random.Generator) -> _Split:
-    """The sample files of ``data_dirs`` split by instance (:func:`split_files`), then read.
+def _initial_checkpoint(init: str | None, columns: tuple) -> tuple[GATPolicy, dict] | None:
+    """The model and checkpoint that ``init`` names, or ``None`` without one.
+
+    Raises
+    ------
+    CheckpointError
+        The checkpoint cannot be read, or reads other variable columns than ``columns``.
+    """
+    if init is None:
+        return None
+    path = resolve_checkpoint(init)
+    model, checkpoint = load_checkpoint(path)
+    trained_on = tuple(checkpoint["features"]["variable"])
+    if trained_on != tuple(columns):
+        raise CheckpointError(
+            f"{path}: reads the variable columns {list(trained_on)}, not the features "
+            f"asked for ({list(columns)}); train it further with the features it was trained on"
+        )
+    return model, checkpoint
+
+
+def _load_split(
+    data_dirs: list,
+    config: TrainConfig,
+    rng: np.random.Generator,
+    held_out: list | None = None,
+) -> _Split:
+    """The sample files of ``data_dirs`` split by instance (:func:`split_files`; the instances
+    named in ``held_out`` validate, when given), then read.
 
     InfoNCE needs negatives: with it, samples without any are left out.
 
@@ -260,7 +300,7 @@ def _load_split(data_dirs: list, config: TrainConfig, rng: np.random.Generator) 
         No usable training sample.
     """
     files = [f for d in data_dirs for f in instance_files(d)]
-    train_files, validation_files = split_files(files, config.validation_fraction, rng)
+    train_files, validation_files = split_files(files, config.validation_fraction, rng, held_out)
     minimum = 1 if config.loss == "infonce" else 0
     columns = resolve_columns(config.features)
     split = _Split(
@@ -323,8 +363,8 @@ def _save_best(
         "train_loss": row["train_loss"],
         "validation_loss": row["validation_loss"],
         "validation_recall": row["validation_recall"],
-        "train_files": [f.name for f in split.train_files],
-        "validation_files": [f.name for f in split.validation_files],
+        "train_files": _instance_names(split.train_files),
+        "validation_files": _instance_names(split.validation_files),
         "train_samples": len(split.train),
         "validation_samples": len(split.validation),
     }
@@ -335,6 +375,11 @@ def _save_best(
         problem=_problem(config, split.train),
         features=feature_spec(split.columns),
     )
+
+
+def _instance_names(files: list) -> list:
+    """The instances of ``files`` (their names), each once, in order."""
+    return list(dict.fromkeys(f.name for f in files))
 
 
 def _problem(config: TrainConfig, samples: list) -> dict:

@@ -13,6 +13,7 @@ import torch
 
 from instances.generators import mis
 from instances.generators.registry import CLASSES
+from learning.checkpoint_file import CheckpointError
 from learning.collect import CollectConfig, collect_files, load_instance_file
 from learning.dataset import evenly_spaced, load_samples
 from learning.selector import CLLNS
@@ -163,6 +164,53 @@ def test_each_step_clips_the_gradient_to_max_grad_norm(pipeline, tmp_path, monke
     )
     with pytest.raises(ValueError, match="max_grad_norm must be positive or null, got 0"):
         TrainConfig(max_grad_norm=0)
+
+
+def test_an_instance_in_two_collection_folders_stays_on_one_side_of_the_split(tmp_path):
+    from learning.dataset import split_files
+
+    names = [f"i{n}.pt" for n in range(8)]
+    files = [tmp_path / folder / name for folder in ("round1", "round2") for name in names]
+    training, validation = split_files(files, 0.25, np.random.default_rng(0))
+    assert {f.name for f in training}.isdisjoint({f.name for f in validation})
+    assert len(validation) == 4 and len(training) == 12  # 2 of 8 instances, in both folders
+    training, validation = split_files(files, 0.25, np.random.default_rng(0), ["i5.pt", "x.pt"])
+    assert [f.parent.name for f in validation] == ["round1", "round2"]
+    assert {f.name for f in validation} == {"i5.pt"} and len(training) == 14
+    alone = split_files(files[:8], 0.25, np.random.default_rng(1))  # one folder: as before
+    assert len(alone[1]) == 2 and sorted(alone[0] + alone[1]) == sorted(files[:8])
+
+
+def test_training_further_starts_from_the_checkpoint_and_keeps_its_held_out_instances(
+    pipeline, tmp_path
+):
+    root, *_ = pipeline
+    first = torch.load(root / "model.pt", weights_only=True)
+    still = TrainConfig(epochs=1, batch_size=4, lr=0.0, init=str(root / "model.pt"), seed=5)
+    result = train([root / "samples"], tmp_path / "still.pt", still)
+    again = torch.load(tmp_path / "still.pt", weights_only=True)
+    for key, weights in first["state_dict"].items():
+        assert torch.equal(again["state_dict"][key], weights), key  # lr 0: the same weights
+    assert again["model_config"] == first["model_config"]  # TINY_MODEL, not the default GAT
+    held_out = first["training"]["validation_files"]
+    assert again["training"]["validation_files"] == held_out  # despite another seed
+    assert result["validation_samples"] == len(load_samples([root / "samples" / held_out[0]]))
+    train(
+        [root / "samples"],
+        tmp_path / "moved.pt",
+        TrainConfig(epochs=1, batch_size=4, init=str(root / "model.pt")),
+    )
+    moved = torch.load(tmp_path / "moved.pt", weights_only=True)["state_dict"]
+    assert any(not torch.equal(moved[k], w) for k, w in first["state_dict"].items())
+
+
+def test_training_further_with_other_features_is_refused_by_name(pipeline, tmp_path):
+    root, *_ = pipeline
+    config = TrainConfig(epochs=1, init=str(root / "model.pt"), features="all")
+    with pytest.raises(CheckpointError, match="model.pt: reads the variable columns"):
+        train([root / "samples"], tmp_path / "m.pt", config)
+    with pytest.raises(CheckpointError, match="missing.pt: no such checkpoint file"):
+        train([root / "samples"], tmp_path / "m.pt", TrainConfig(init="runs/missing.pt"))
 
 
 def test_top_k_recall_counts_the_expert_neighborhood_among_the_top_scores():

@@ -25,7 +25,6 @@ from learning.sampled_expert import (
     candidate_gains,
     label_candidates,
 )
-from learning.train import TrainConfig, train
 from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import SearchState
@@ -242,10 +241,18 @@ def test_expert_iteration_end_to_end_through_the_command_line(tmp_path, monkeypa
     }
     assert "model" in labelled  # the round-1 model's neighborhoods were solved and labelled
     assert load_samples(files)  # lns-train reads them as it reads LB samples
-    result = train(
-        [tmp_path / "round2"], tmp_path / "m2.pt", TrainConfig(epochs=1, model=TINY_MODEL)
+    run(
+        train_app,
+        "data=[round1,round2]",
+        "init=m1.pt",
+        "checkpoint=m2.pt",
+        "epochs=1",
+        "tensorboard=null",
     )
-    assert result["train_samples"] > 0
+    first, second = (torch.load(tmp_path / m, weights_only=True) for m in ("m1.pt", "m2.pt"))
+    assert second["training"]["config"]["init"] == "m1.pt"
+    assert second["training"]["validation_files"] == first["training"]["validation_files"]
+    assert second["training"]["train_samples"] > first["training"]["train_samples"]
 
 
 def test_command_line_refuses_a_bad_expert(tmp_path, monkeypatch, capsys):

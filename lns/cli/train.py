@@ -36,6 +36,7 @@ def main(cfg: DictConfig) -> None:
         features=cfg.features if isinstance(cfg.features, str) else list(cfg.features),
         seed=cfg.seed,
         samples_per_instance=cfg.samples_per_instance,
+        init=cfg.init,
         model=cast(dict, OmegaConf.to_container(cfg.model, resolve=True)),  # a mapping node
     )
     result = train(

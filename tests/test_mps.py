@@ -255,6 +255,14 @@ def test_every_kind_of_variable_and_row_reads_back(tmp_path):
     assert_same_problem(by_scip(tmp_path / "mixed.mps"), problem)
 
 
+def test_the_objective_row_takes_a_name_no_row_has(tmp_path):
+    problem = replace(mixed_problem(), row_names=["Obj", "r1", "OBJ", "r3"])
+    back = written_and_read(problem, tmp_path, "named.mps")
+    assert " N  obj_row\n" in (tmp_path / "named.mps").read_text()
+    assert list(back.row_names) == list(problem.row_names)
+    assert_same_problem(back, problem)
+
+
 def test_or_tools_reads_the_problem_written(tmp_path):
     from ortools.linear_solver.python import model_builder
 

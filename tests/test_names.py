@@ -24,6 +24,13 @@ def test_names_read_like_the_strings_they_hold():
         names[5]
 
 
+def test_membership_is_the_membership_of_the_strings():
+    names = Names.of(WORDS)
+    for word in (*WORDS, "x", "x00", "cap_2", "debit", "débit", "y[2,3", 3, None):
+        assert (word in names) == (word in WORDS), word
+    assert "" not in Names.of(["a"]) and "a" not in Names.of([])
+
+
 def test_names_compare_pickle_and_are_not_copied_again():
     names = Names.of(WORDS)
     assert names != WORDS[:4] and names != ("x0", "cap_1", "", "debit", "y[2,3]")

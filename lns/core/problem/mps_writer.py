@@ -67,8 +67,7 @@ def _lines(problem) -> Iterator[str] | None:
     lb, ub = problem.lower[binary], problem.upper[binary]
     if not np.all(((lb == 0) & (ub <= 1)) | (lb == ub)):
         return None
-    row_names = set(problem.row_names)
-    objective = next((name for name in _OBJECTIVE_NAMES if name not in row_names), None)
+    objective = next((name for name in _OBJECTIVE_NAMES if name not in problem.row_names), None)
     if objective is None:
         return None
     return _text(problem, objective, ranged)

@@ -94,6 +94,17 @@ class Names(Sequence[str]):
         within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
         return cls(buffer[np.repeat(starts, lengths) + within], offsets)
 
+    def __contains__(self, name: object) -> bool:
+        """Whether a name equals ``name``, compared on the bytes (no name becomes a string)."""
+        if not isinstance(name, str):
+            return False
+        wanted = np.frombuffer(name.encode(), dtype=np.uint8)
+        starts = self.offsets[:-1][np.diff(self.offsets) == len(wanted)]
+        if len(wanted) == 0:
+            return bool(len(starts))
+        candidates = self.buffer[starts[:, None] + np.arange(len(wanted))]
+        return bool(np.any(np.all(candidates == wanted, axis=1)))
+
     def __iter__(self) -> Iterator[str]:
         text = self.buffer.tobytes().decode()
         if len(text) == len(self.buffer):  # ASCII: character offsets are byte offsets

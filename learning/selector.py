@@ -41,7 +41,7 @@ from learning.features import (
 )
 from learning.inference import GraphCache, NumpyPolicy
 from learning.problem_class import GENERAL, DetectedClass, detect_class
-from lns.core.errors import InvalidArgumentError
+from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
@@ -49,6 +49,8 @@ from lns.core.search.selection import Neighborhood, SearchState, Selector
 log = logging.getLogger("lns")
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+#: The draws of :class:`CLLNS` after a neighborhood that did not improve (``after_failure``).
+AFTER_FAILURE = ("greedy", "sample")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -242,6 +244,12 @@ class CLLNS(Selector):
         shared machine: BLAS threads that wait for a busy core cost more than they compute
         (the inference of a 6000-node independent set took 0.09-0.14 s with one thread and
         0.28-0.29 s with two on this 2-core machine under load).
+    after_failure : {"greedy", "sample"}
+        The draw when the incumbent is the one of the previous call, whose neighborhood did not
+        improve it. ``"greedy"`` (the paper's): the top-scored variables again, the same scores
+        and 2% more of them (the size rule's growth), so nearly the neighborhood that just
+        failed, until the size cap switches to sampling; ``"sample"``: the cap's sampling rule
+        (:func:`sample_by_scores`) at once, a neighborhood drawn around the same scores.
 
     Raises
     ------
@@ -251,16 +259,17 @@ class CLLNS(Selector):
 
     Notes
     -----
-    ``Neighborhood.info`` holds ``"sampled"`` (whether the at-cap sampling rule chose),
-    ``"feature_time"``, ``"inference_time"`` (seconds of this call; the first call's features
-    include the root LP) and ``"cached"``. The network's input depends only on the problem, the
-    incumbent and the incumbent history, so after an iteration that did not improve, the scores
-    are those of the previous call: they are reused (``"cached"``: True) instead of being
-    computed again. A checkpoint's variable columns (``features`` of the file) are those
-    computed: with the Local Branching LP columns (:data:`learning.features.LB_LP_COLUMNS`), the
-    input also depends on the neighborhood size, that LP's radius, so a call at another size
-    solves the LP again (hot-started) and scores again. When the deadline passes (or Ctrl-C
-    arrives) before the scores are ready, the call returns an empty neighborhood with
+    ``Neighborhood.info`` holds ``"sampled"`` (whether the sampling rule chose: at the cap, or
+    after a failure with ``after_failure="sample"``), ``"feature_time"``, ``"inference_time"``
+    (seconds of this call; the first call's features include the root LP) and ``"cached"``.
+    The network's input depends only on the problem, the incumbent and the incumbent history,
+    so after an iteration that did not improve, the scores are those of the previous call:
+    they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
+    variable columns (``features`` of the file) are those computed: with the Local Branching LP
+    columns (:data:`learning.features.LB_LP_COLUMNS`), the input also depends on the
+    neighborhood size, that LP's radius, so a call at another size solves the LP again
+    (hot-started) and scores again. When the deadline passes (or Ctrl-C arrives) before the
+    scores are ready, the call returns an empty neighborhood with
     ``info["stopped"]`` set; the loop then stops.
     """
 
@@ -276,7 +285,11 @@ class CLLNS(Selector):
         checkpoint: str | Path | None = None,
         lp_time_limit: float = 60.0,
         threads: int | None = 1,
+        after_failure: str = "greedy",
     ):
+        if after_failure not in AFTER_FAILURE:
+            raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
+        self.after_failure = after_failure
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -301,6 +314,7 @@ class CLLNS(Selector):
         self._extractor: FeatureExtractor | None = None
         self._graph: GraphCache | None = None
         self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
+        self._tried: np.ndarray | None = None  # the incumbent of the previous call
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
     def __getstate__(self) -> dict:
@@ -308,7 +322,7 @@ class CLLNS(Selector):
         :meth:`setup` checks the problem again and starts its own prefetch)."""
         state = self.__dict__.copy()
         state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
-        state.update(_graph=None, _cache=None)
+        state.update(_graph=None, _cache=None, _tried=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -407,7 +421,7 @@ class CLLNS(Selector):
         if self._checked is not problem:
             self.check(problem)
         self._problem = problem
-        self._extractor = self._graph = self._cache = None
+        self._extractor = self._graph = self._cache = self._tried = None
 
     def _blas_threads(self):
         """A context in which BLAS uses ``threads`` threads."""
@@ -519,12 +533,15 @@ class CLLNS(Selector):
             return Neighborhood(
                 np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
             )
+        failed = self._tried is not None and np.array_equal(self._tried, state.incumbent)
+        self._tried = np.array(state.incumbent, copy=True)
         candidates = state.problem.integer_indices
         scores = scores[candidates]
         size = min(size, len(candidates))
-        if state.at_cap:
+        sampled = state.at_cap or (failed and self.after_failure == "sample")
+        if sampled:
             chosen = sample_by_scores(scores, size, rng)
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
-        info["sampled"] = bool(state.at_cap)
+        info["sampled"] = bool(sampled)
         return Neighborhood(np.sort(candidates[chosen]), info=info)

@@ -775,6 +775,8 @@ def test_the_vertex_cover_models_preset_compares_both_models_with_the_baselines(
         "cl_lns_lb500": "runs/mvc_lb500.pt",
         "cl_lns_sampled1000": "runs/mvc_sampled1000.pt",
         "cl_lns_round2": "runs/mvc_round2.pt",
+        "cl_lns_resample": "runs/mvc_sampled1000.pt",
     }
+    assert cfg.variants.cl_lns_resample.options.after_failure == "sample"
     header = (CONFIG_DIR / "experiment" / "mvc_models.yaml").read_text()
     assert f"lns-report results_dir={cfg.results_dir}" in header

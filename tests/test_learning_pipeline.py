@@ -343,6 +343,32 @@ def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
     )
 
 
+def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_k(pipeline):
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    incumbent, other = np.zeros(problem.n_vars), np.zeros(problem.n_vars)
+    other[0] = 1.0
+    states = [
+        SearchState(problem, incumbent, 0.0, [], 0, False),
+        SearchState(problem, incumbent.copy(), 0.0, [], 1, False),  # the first failed
+        SearchState(problem, other, 1.0, [incumbent], 2, False),  # the second improved
+    ]
+    draws = {}
+    for rule in ("greedy", "sample"):
+        selector = CLLNS(root / "model.pt", after_failure=rule)
+        selector.setup(problem)
+        draws[rule] = [selector(state, 20, np.random.default_rng(1)) for state in states]
+    greedy, sample = draws["greedy"], draws["sample"]
+    assert [d.info["sampled"] for d in greedy] == [False, False, False]
+    assert [d.info["sampled"] for d in sample] == [False, True, False]
+    np.testing.assert_array_equal(greedy[1].free, greedy[0].free)  # the failed one again
+    assert not np.array_equal(sample[1].free, sample[0].free)
+    for a, b in ((0, 0), (2, 2)):  # on a new incumbent both rules take the top 20
+        np.testing.assert_array_equal(sample[a].free, greedy[b].free)
+    with pytest.raises(UnknownNameError, match="after_failure"):
+        CLLNS(root / "model.pt", after_failure="random")
+
+
 def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
     from learning.checkpoint import CheckpointError
 

@@ -765,6 +765,21 @@ def test_comparison_presets_name_their_instances_and_their_report(preset):
     assert re.search(rf"lns-report .*results_dir=\[?{cfg.results_dir}", header)
 
 
+@pytest.mark.parametrize("shipped_model", ["sc", "ca", "mis"])
+def test_the_after_failure_preset_compares_both_draws_of_a_shipped_model(shipped_model):
+    cfg = _compose_bench("+experiment=after_failure", f"shipped_model={shipped_model}")
+    assert list(cfg.instances) == [f"data/{shipped_model}_paper/*.mps.gz"]
+    methods = expand_methods(cfg.methods, OmegaConf.to_container(cfg.method_options), cfg.variants)
+    assert methods == ["random", "cl_lns_greedy", "cl_lns_resample"]
+    rules = {name: dict(v.options) for name, v in cfg.variants.items()}
+    assert rules == {
+        "cl_lns_greedy": {"checkpoint": shipped_model, "after_failure": "greedy"},
+        "cl_lns_resample": {"checkpoint": shipped_model, "after_failure": "sample"},
+    }
+    header = (CONFIG_DIR / "experiment" / "after_failure.yaml").read_text()
+    assert f"lns-report results_dir={cfg.results_dir} baseline=random" in header
+
+
 def test_the_vertex_cover_models_preset_compares_both_models_with_the_baselines():
     cfg = _compose_bench("+experiment=mvc_models")
     assert list(cfg.instances) == ["data/mvc_gen/*.mps.gz"]

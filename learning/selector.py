@@ -50,7 +50,7 @@ log = logging.getLogger("lns")
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 #: The draws of :class:`CLLNS` after a neighborhood that did not improve (``after_failure``).
-AFTER_FAILURE = ("greedy", "sample")
+AFTER_FAILURE = ("sample", "greedy")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -244,12 +244,13 @@ class CLLNS(Selector):
         shared machine: BLAS threads that wait for a busy core cost more than they compute
         (the inference of a 6000-node independent set took 0.09-0.14 s with one thread and
         0.28-0.29 s with two on this 2-core machine under load).
-    after_failure : {"greedy", "sample"}
+    after_failure : {"sample", "greedy"}
         The draw when the incumbent is the one of the previous call, whose neighborhood did not
-        improve it. ``"greedy"`` (the paper's): the top-scored variables again, the same scores
-        and 2% more of them (the size rule's growth), so nearly the neighborhood that just
-        failed, until the size cap switches to sampling; ``"sample"``: the cap's sampling rule
-        (:func:`sample_by_scores`) at once, a neighborhood drawn around the same scores.
+        improve it. ``"sample"`` (the default): the cap's sampling rule (:func:`sample_by_scores`)
+        at once, a neighborhood drawn around the same scores; ``"greedy"`` (the paper's): the
+        top-scored variables again, the same scores and 2% more of them (the size rule's
+        growth), so nearly the neighborhood that just failed, until the size cap switches to
+        sampling. On a new incumbent both take the top-scored variables.
 
     Raises
     ------
@@ -285,7 +286,7 @@ class CLLNS(Selector):
         checkpoint: str | Path | None = None,
         lp_time_limit: float = 60.0,
         threads: int | None = 1,
-        after_failure: str = "greedy",
+        after_failure: str = "sample",
     ):
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)

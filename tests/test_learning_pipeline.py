@@ -310,7 +310,7 @@ def test_cl_lns_selector_contract(pipeline):
 def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
     root, *_ = pipeline
     problem = tiny_mis(7)
-    selector = CLLNS(root / "model.pt")
+    selector = CLLNS(root / "model.pt", after_failure="greedy")
     selector.setup(problem)
     calls = []
     logits = selector._policy.logits
@@ -333,7 +333,7 @@ def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
     ]
     assert len(calls) == 2 and again.info["inference_time"] == 0.0
     assert set(first.free) <= set(again.free)  # the same ranking, two more variables
-    fresh = CLLNS(root / "model.pt")
+    fresh = CLLNS(root / "model.pt", after_failure="greedy")
     fresh.setup(problem)
     np.testing.assert_array_equal(
         fresh(

@@ -315,7 +315,7 @@ class CLLNS(Selector):
         self._extractor: FeatureExtractor | None = None
         self._graph: GraphCache | None = None
         self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
-        self._tried: np.ndarray | None = None  # the incumbent of the previous call
+        self._tried: tuple[np.ndarray, int] | None = None  # the last call's incumbent, iteration
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
     def __getstate__(self) -> dict:
@@ -506,6 +506,15 @@ class CLLNS(Selector):
             return None
         return scores.copy()
 
+    def _failed(self, state: SearchState) -> bool:
+        """Whether an earlier iteration left ``state``'s incumbent unchanged: the previous call
+        had the same incumbent at a lower iteration (a call repeated at one iteration draws as
+        the first did)."""
+        if self._tried is None:
+            return False
+        incumbent, iteration = self._tried
+        return iteration < state.iteration and np.array_equal(incumbent, state.incumbent)
+
     def _infer(
         self, problem: Problem, extractor: FeatureExtractor, observation: Observation
     ) -> np.ndarray:
@@ -534,8 +543,8 @@ class CLLNS(Selector):
             return Neighborhood(
                 np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
             )
-        failed = self._tried is not None and np.array_equal(self._tried, state.incumbent)
-        self._tried = np.array(state.incumbent, copy=True)
+        failed = self._failed(state)
+        self._tried = (np.array(state.incumbent, copy=True), state.iteration)
         candidates = state.problem.integer_indices
         scores = scores[candidates]
         size = min(size, len(candidates))

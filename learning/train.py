@@ -200,13 +200,10 @@ def train(
     seed_everything(config.seed)
     rng = np.random.default_rng(config.seed)
     start = _initial_checkpoint(config.init, resolve_columns(config.features))
-    held_out = start[1]["training"]["validation_files"] if start else None
-    split = _load_split(data_dirs, config, rng, held_out)
-    if start:
-        model = start[0]
-    else:
-        model = GATPolicy(len(split.columns), len(ConsFeature), len(EdgeFeature), **config.model)
-        model.set_normalization(normalization_stats(split.train))
+    split = _load_split(
+        data_dirs, config, rng, start[1]["training"]["validation_files"] if start else None
+    )
+    model = start[0] if start else _new_model(split, config)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, weight_decay=config.weight_decay, amsgrad=True
     )
@@ -260,6 +257,13 @@ class _Split:
     train: list
     validation: list
     columns: tuple
+
+
+def _new_model(split: _Split, config: TrainConfig) -> GATPolicy:
+    """New weights for the columns of ``split``, inputs normalised by its training samples."""
+    model = GATPolicy(len(split.columns), len(ConsFeature), len(EdgeFeature), **config.model)
+    model.set_normalization(normalization_stats(split.train))
+    return model
 
 
 def _initial_checkpoint(init: str | None, columns: tuple) -> tuple[GATPolicy, dict] | None:

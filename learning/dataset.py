@@ -126,6 +126,11 @@ def integer_mask(data: dict, sample: dict) -> torch.Tensor:
     return torch.ones(len(sample["variable_features"]), dtype=torch.bool)
 
 
+def instance_names(files: list) -> list[str]:
+    """The instances of sample ``files`` (their file names), each once, in order."""
+    return list(dict.fromkeys(Path(f).name for f in files))
+
+
 def split_files(
     files: list,
     validation_fraction: float,
@@ -140,7 +145,7 @@ def split_files(
     its predecessor's held-out instances, so that their recalls compare).
     """
     files = [Path(f) for f in files]
-    names = list(dict.fromkeys(f.name for f in files))
+    names = instance_names(files)
     validating = set(held_out or ()) & set(names)
     if not validating:
         order = rng.permutation(len(names))

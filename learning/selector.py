@@ -315,7 +315,7 @@ class CLLNS(Selector):
         self._extractor: FeatureExtractor | None = None
         self._graph: GraphCache | None = None
         self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
-        self._tried: tuple[np.ndarray, int] | None = None  # the last call's incumbent, iteration
+        self._scored_at = -1  # the iteration of the last call that returned a neighborhood
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
     def __getstate__(self) -> dict:
@@ -323,7 +323,7 @@ class CLLNS(Selector):
         :meth:`setup` checks the problem again and starts its own prefetch)."""
         state = self.__dict__.copy()
         state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
-        state.update(_graph=None, _cache=None, _tried=None)
+        state.update(_graph=None, _cache=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -422,7 +422,7 @@ class CLLNS(Selector):
         if self._checked is not problem:
             self.check(problem)
         self._problem = problem
-        self._extractor = self._graph = self._cache = self._tried = None
+        self._extractor = self._graph = self._cache = None
 
     def _blas_threads(self):
         """A context in which BLAS uses ``threads`` threads."""
@@ -508,12 +508,15 @@ class CLLNS(Selector):
 
     def _failed(self, state: SearchState) -> bool:
         """Whether an earlier iteration left ``state``'s incumbent unchanged: the previous call
-        had the same incumbent at a lower iteration (a call repeated at one iteration draws as
-        the first did)."""
-        if self._tried is None:
-            return False
-        incumbent, iteration = self._tried
-        return iteration < state.iteration and np.array_equal(incumbent, state.incumbent)
+        had the same incumbent (the one its scores were cached at) at a lower iteration (a call
+        repeated at one iteration draws as the first did). Asked before :meth:`scores` caches
+        this call's inputs."""
+        return (
+            self._cache is not None
+            and self._problem is state.problem
+            and self._scored_at < state.iteration
+            and np.array_equal(self._cache[0][0], state.incumbent)
+        )
 
     def _infer(
         self, problem: Problem, extractor: FeatureExtractor, observation: Observation
@@ -537,14 +540,14 @@ class CLLNS(Selector):
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
+        failed = self._failed(state)
         scores = None if self._stopped(state) else self.scores(state, size)
         info = {"sampled": False, **self._last}
         if scores is None:
             return Neighborhood(
                 np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
             )
-        failed = self._failed(state)
-        self._tried = (np.array(state.incumbent, copy=True), state.iteration)
+        self._scored_at = state.iteration
         candidates = state.problem.integer_indices
         scores = scores[candidates]
         size = min(size, len(candidates))

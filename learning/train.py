@@ -21,7 +21,13 @@ from torch_geometric.data import Batch
 
 from learning.checkpoint import load_checkpoint, problem_metadata, save_checkpoint
 from learning.checkpoint_file import CheckpointError
-from learning.dataset import instance_files, load_samples, normalization_stats, split_files
+from learning.dataset import (
+    instance_files,
+    instance_names,
+    load_samples,
+    normalization_stats,
+    split_files,
+)
 from learning.features import ConsFeature, EdgeFeature, feature_spec, resolve_columns
 from learning.loss import loss_function
 from learning.model import GATPolicy
@@ -367,8 +373,8 @@ def _save_best(
         "train_loss": row["train_loss"],
         "validation_loss": row["validation_loss"],
         "validation_recall": row["validation_recall"],
-        "train_files": _instance_names(split.train_files),
-        "validation_files": _instance_names(split.validation_files),
+        "train_files": instance_names(split.train_files),
+        "validation_files": instance_names(split.validation_files),
         "train_samples": len(split.train),
         "validation_samples": len(split.validation),
     }
@@ -379,11 +385,6 @@ def _save_best(
         problem=_problem(config, split.train),
         features=feature_spec(split.columns),
     )
-
-
-def _instance_names(files: list) -> list:
-    """The instances of ``files`` (their names), each once, in order."""
-    return list(dict.fromkeys(f.name for f in files))
 
 
 def _problem(config: TrainConfig, samples: list) -> dict:

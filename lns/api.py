@@ -33,8 +33,9 @@ from lns.core.errors import (
 from lns.core.interrupt import InterruptGuard, active_guard
 from lns.core.parallel.kinds.local_search import run_local_mip
 from lns.core.parallel.params import ALL_CORES
-from lns.core.parallel.plan import check_portfolio, make_plan
+from lns.core.parallel.plan import Plan, check_portfolio, make_plan
 from lns.core.parallel.portfolio import SYNC_EVERY, Portfolio
+from lns.core.parallel.prior import load_prior
 from lns.core.problem.mip import Problem, problem_from_scip, read_problem_and_model
 from lns.core.problem.solu_file import known_objective
 from lns.core.problem.solution_file import check_writable
@@ -417,6 +418,7 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
         kinds=plan.kinds,
         rule=plan.rule,
         cores=plan.cores,
+        prior=_prior(params.portfolio.prior, plan, run.problem),
         background_start=True,
         early=True,
         size=params.size,
@@ -442,6 +444,13 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
         plan.workers,
         portfolio.exchange_time,
     )
+
+
+def _prior(prior: str | None, plan: Plan, problem: Problem) -> dict | None:
+    """The weights of the kinds of ``plan`` by ``prior`` (``None`` without a prior or a rule)."""
+    if prior is None or plan.rule is None:
+        return None
+    return load_prior(prior).for_problem(problem)
 
 
 def _end_start_without_solution(run: _Run, solver: SubSolver) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lns.core.errors import InvalidArgumentError
 from lns.core.parallel.plan import check_portfolio
+from lns.core.parallel.prior import SHIPPED
 
 #: :attr:`PortfolioParams.workers`: one worker per core this process may use.
 ALL_CORES = "all"
@@ -49,6 +51,11 @@ class PortfolioParams:
     complete_worker : bool
         With 2 workers or more, not ``deterministic`` and no ``mix``: one of the workers is
         SCIP's tree search on the whole problem (the mix ``{"lns": workers - 1, "scip": 1}``).
+    prior : str, optional
+        With an ``auto`` mix: the learned prior of the kinds (:mod:`lns.core.parallel.prior`),
+        ``"shipped"`` (the one in the package, fitted on the public sets' tuning parts) or the
+        path of a file written by ``lns-prior``; the kinds that did well on similar problems
+        hold the cores first. ``None``: no preference (the kinds in turn).
 
     Raises
     ------
@@ -61,6 +68,7 @@ class PortfolioParams:
     deterministic: bool = False
     mix: Any = None  # None | str | dict
     complete_worker: bool = False
+    prior: str | None = None
 
     def __post_init__(self) -> None:
         workers = self.workers
@@ -88,6 +96,22 @@ class PortfolioParams:
                 f"(got workers={workers!r}, deterministic={self.deterministic}, "
                 f"mix={self.mix!r})"
             )
+        self._check_prior()
+
+    def _check_prior(self) -> None:
+        if self.prior is None:
+            return
+        if not isinstance(self.prior, str) or not self.prior:
+            raise InvalidArgumentError(
+                f"prior={self.prior!r} is invalid: expected None, '{SHIPPED}' or a file's path"
+            )
+        if not (isinstance(self.mix, str) and self.mix.startswith("auto")):
+            raise InvalidArgumentError(
+                f"prior={self.prior!r} needs mix='auto' (or 'auto_rate', 'auto_stay'): it orders "
+                f"the kinds that share the cores (got mix={self.mix!r})"
+            )
+        if self.prior != SHIPPED and not Path(self.prior).is_file():
+            raise InvalidArgumentError(f"prior={self.prior!r}: no such file")
 
     @property
     def mixed(self) -> bool:

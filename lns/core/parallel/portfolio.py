@@ -106,6 +106,9 @@ class Portfolio:
         workers run at once, worker 0 throughout, the others by turns.
     cores : int, optional
         With ``rule``: the workers running at once (default: all of them).
+    prior : dict, optional
+        With ``rule``: kind -> weight (:meth:`lns.core.parallel.prior.KindPrior.for_problem`),
+        the order in which the kinds first hold a core (default: no preference).
     size, sub_solve, loop : SizeParams, SubSolveParams, LoopParams, optional
         The workers' settings (default: each group's defaults).
     early : bool
@@ -134,6 +137,7 @@ class Portfolio:
         kinds: list | tuple = (),
         rule: str | None = None,
         cores: int | None = None,
+        prior: dict | None = None,
         background_start: bool = False,
         early: bool = False,
         size: SizeParams | None = None,
@@ -155,7 +159,10 @@ class Portfolio:
         common = dict(problem=problem, stop=stop, started=started, sync_every=sync_every)
         self.specs = _specs(plan, seed, groups, dict(common, make_sub_solver=make_sub_solver))
         self.problem, self.stop, self.sync_every = problem, stop, sync_every
-        self.allocation = _allocation(len(plan), rule, cores)
+        weights = None
+        if prior is not None:
+            weights = {spec.worker: prior.get(spec.kind_name, 1.0) for spec in self.specs}
+        self.allocation = _allocation(len(plan), rule, cores, weights)
         self.outbox = self.context.Queue()
         self.inboxes = [self.context.Queue() for _ in self.specs]
         self.processes: list = []
@@ -524,14 +531,17 @@ def _specs(plan: list, seed: int, groups: dict, common: dict) -> list:
     ]
 
 
-def _allocation(count: int, rule: str | None, cores: int | None) -> Allocation | None:
-    """The allocation of ``count`` workers to ``cores`` by ``rule`` (``None``: all run)."""
+def _allocation(
+    count: int, rule: str | None, cores: int | None, weights: dict | None = None
+) -> Allocation | None:
+    """The allocation of ``count`` workers to ``cores`` by ``rule`` (``None``: all run), with
+    the prior's ``weights`` per worker."""
     if rule is None:
         return None
     if rule not in RULES:
         raise UnknownNameError("allocation rule", rule, tuple(RULES))
     cores = count if cores is None else max(1, min(cores, count))
-    return Allocation(list(range(1, count)), cores - 1, RULES[rule]())
+    return Allocation(list(range(1, count)), cores - 1, RULES[rule](), weights=weights)
 
 
 def _gain(before: float | None, after: float | None) -> float:

@@ -11,6 +11,7 @@ not been trained on it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ import numpy as np
 from instances.bundled import resolve_instance
 from lns.bench_store import RunRecord
 from lns.core.errors import LNSError
+from lns.core.parallel.plan import AUTO_ORDER
 from lns.core.parallel.prior import SHIFT, KindPrior, root_features
 from lns.core.problem.mip import read_problem
 from lns.report import group_metrics
@@ -94,48 +96,68 @@ def fit_prior(table: KindRecords, neighbours: int = 5) -> KindPrior:
     return KindPrior(table.kinds, tuple(table.instances), points, table.scores(), neighbours)
 
 
+def order_score(scores: np.ndarray, order: list) -> float:
+    """How well ``order`` (kind indices, the first tried first) ranks the kinds of ``scores``:
+    their scores weighted by halves (1/2 for the first, 1/4 for the second, ...), normalised to
+    1 for an order whose every kind scores 1."""
+    weights = 0.5 ** np.arange(len(order))
+    return float((scores[order] * weights).sum() / weights.sum())
+
+
 @dataclass(frozen=True)
 class LeaveOneOut:
     """What a prior chooses on its own training instances, each left out in turn.
 
     Attributes
     ----------
-    first : list of str
-        Per instance, the kind of the highest weight.
-    best : list of str
-        Per instance, the kind of the lowest primal integral.
-    chosen_score, lns_score : numpy.ndarray
-        Per instance, the score of the kind chosen first and of the LNS kind.
+    instances : list of str
+    first, best : list of str
+        Per instance, the kind of the highest weight and the kind of the lowest primal integral.
+    scores, unordered : numpy.ndarray
+        Per instance, the :func:`order_score` of the prior's order and of the order without a
+        prior (LNS, then :data:`lns.core.parallel.plan.AUTO_ORDER`).
     """
 
     instances: list
     first: list
     best: list
-    chosen_score: np.ndarray
-    lns_score: np.ndarray
+    scores: np.ndarray
+    unordered: np.ndarray
 
     def summary(self) -> str:
-        """The means and hit rates, in one paragraph."""
+        """The means and hit rates, in one line."""
         hits = sum(a == b for a, b in zip(self.first, self.best, strict=True))
         return (
-            f"leave-one-out on {len(self.instances)} instances: the kind of the highest weight "
-            f"is the best kind on {hits}; mean score of the kind chosen first "
-            f"{self.chosen_score.mean():.3f}, of LNS (the kind tried first without a prior) "
-            f"{self.lns_score.mean():.3f}, of the best kind 1"
+            f"leave-one-out on {len(self.instances)} instances: the kind of the highest weight is "
+            f"the best kind on {hits}; mean order score {self.scores.mean():.3f} (without a "
+            f"prior {self.unordered.mean():.3f}, the best order 1 at most)"
         )
 
 
 def leave_one_out(prior: KindPrior) -> LeaveOneOut:
     """Each training instance's weights from the others (:meth:`KindPrior.weights` with the
     instance excluded), against its own scores."""
-    first, best, chosen = [], [], []
-    for i in range(len(prior.instances)):
+    kinds = list(prior.kinds)
+    fixed = [kinds.index(kind) for kind in ("lns", *AUTO_ORDER) if kind in kinds]
+    first, best, scores, unordered = [], [], [], []
+    for i, row in enumerate(prior.scores):
         weights = prior.weights(prior.points[i], exclude=i)
-        top = max(prior.kinds, key=lambda kind: weights[kind])
-        first.append(top)
-        best.append(prior.kinds[int(np.argmax(prior.scores[i]))])
-        chosen.append(prior.scores[i, prior.kinds.index(top)])
-    lns = prior.scores[:, prior.kinds.index("lns")] if "lns" in prior.kinds else np.nan
-    return LeaveOneOut(
-        list(prior.instances), first, best, np.array(chosen), np.broadcast_to(lns, len(chosen))
-    )
+        order = sorted(range(len(kinds)), key=lambda k: -weights[kinds[k]])
+        first.append(kinds[order[0]])
+        best.append(kinds[int(np.argmax(row))])
+        scores.append(order_score(row, order))
+        unordered.append(order_score(row, fixed))
+    return LeaveOneOut(list(prior.instances), first, best, np.array(scores), np.array(unordered))
+
+
+#: The numbers of neighbours :func:`choose_neighbours` tries.
+NEIGHBOURS = (3, 5, 7, 10, 15, 20)
+
+
+def choose_neighbours(prior: KindPrior) -> KindPrior:
+    """``prior`` with the number of neighbours of :data:`NEIGHBOURS` (fewer than its
+    instances) whose :func:`leave_one_out` mean order score is the highest (the fewest of
+    equals)."""
+    tried = [k for k in NEIGHBOURS if k < len(prior.instances)] or [prior.neighbours]
+    candidates = [dataclasses.replace(prior, neighbours=k) for k in tried]
+    return max(candidates, key=lambda p: (leave_one_out(p).scores.mean(), -p.neighbours))

@@ -7,7 +7,7 @@ from typing import cast
 from omegaconf import DictConfig, OmegaConf
 
 from lns.cli.common import hydra_app
-from lns.kinds_prior import fit_prior, kind_records, leave_one_out
+from lns.kinds_prior import choose_neighbours, fit_prior, kind_records, leave_one_out
 from lns.report import load_results
 
 
@@ -18,13 +18,16 @@ def main(cfg: DictConfig) -> None:
         results_dir = OmegaConf.to_container(results_dir, resolve=True)
     method_kinds = cast(dict, OmegaConf.to_container(cfg.method_kinds, resolve=True))
     table = kind_records(load_results(results_dir), method_kinds)
-    prior = fit_prior(table, neighbours=cfg.neighbours)
+    if cfg.neighbours == "auto":
+        prior = choose_neighbours(fit_prior(table, neighbours=1))
+    else:
+        prior = fit_prior(table, neighbours=cfg.neighbours)
     check = leave_one_out(prior)
     for instance, first, best, score in zip(
-        check.instances, check.first, check.best, check.chosen_score, strict=True
+        check.instances, check.first, check.best, check.scores, strict=True
     ):
-        print(f"  {instance:28s} first {first:13s} best {best:13s} score {score:.3f}")
-    print(f"lns-prior: {check.summary()}")
+        print(f"  {instance:28s} first {first:13s} best {best:13s} order score {score:.3f}")
+    print(f"lns-prior: {prior.neighbours} neighbours; {check.summary()}")
     print(
         f"lns-prior: {len(table.instances)} instances, kinds {list(table.kinds)} -> "
         f"{prior.save(cfg.out)}"

@@ -113,9 +113,10 @@ class LeaveOneOut:
     instances : list of str
     first, best : list of str
         Per instance, the kind of the highest weight and the kind of the lowest primal integral.
-    scores, unordered : numpy.ndarray
-        Per instance, the :func:`order_score` of the prior's order and of the order without a
-        prior (LNS, then :data:`lns.core.parallel.plan.AUTO_ORDER`).
+    scores, unordered, best_order : numpy.ndarray
+        Per instance, the :func:`order_score` of the prior's order, of the order without a
+        prior (LNS, then :data:`lns.core.parallel.plan.AUTO_ORDER`) and of the instance's own
+        order by its scores (the highest there is).
     """
 
     instances: list
@@ -123,6 +124,7 @@ class LeaveOneOut:
     best: list
     scores: np.ndarray
     unordered: np.ndarray
+    best_order: np.ndarray
 
     def summary(self) -> str:
         """The means and hit rates, in one line."""
@@ -130,7 +132,8 @@ class LeaveOneOut:
         return (
             f"leave-one-out on {len(self.instances)} instances: the kind of the highest weight is "
             f"the best kind on {hits}; mean order score {self.scores.mean():.3f} (without a "
-            f"prior {self.unordered.mean():.3f}, the best order 1 at most)"
+            f"prior {self.unordered.mean():.3f}, each instance's best order "
+            f"{self.best_order.mean():.3f})"
         )
 
 
@@ -139,7 +142,7 @@ def leave_one_out(prior: KindPrior) -> LeaveOneOut:
     instance excluded), against its own scores."""
     kinds = list(prior.kinds)
     fixed = [kinds.index(kind) for kind in ("lns", *AUTO_ORDER) if kind in kinds]
-    first, best, scores, unordered = [], [], [], []
+    first, best, scores, unordered, best_order = [], [], [], [], []
     for i, row in enumerate(prior.scores):
         weights = prior.weights(prior.points[i], exclude=i)
         order = sorted(range(len(kinds)), key=lambda k: -weights[kinds[k]])
@@ -147,7 +150,10 @@ def leave_one_out(prior: KindPrior) -> LeaveOneOut:
         best.append(kinds[int(np.argmax(row))])
         scores.append(order_score(row, order))
         unordered.append(order_score(row, fixed))
-    return LeaveOneOut(list(prior.instances), first, best, np.array(scores), np.array(unordered))
+        best_order.append(order_score(row, list(np.argsort(-row, kind="stable"))))
+    return LeaveOneOut(
+        list(prior.instances), first, best, *map(np.array, (scores, unordered, best_order))
+    )
 
 
 #: The numbers of neighbours :func:`choose_neighbours` tries.

@@ -91,8 +91,14 @@ def test_the_weights_are_the_mean_scores_of_the_nearest_instances():
     assert list(prior.nearest(prior.points[2], exclude=2)) == [3, 1]
     check = leave_one_out(dataclasses.replace(prior, neighbours=1))
     assert check.first == ["lns", "lns", "cpsat", "cpsat"] == check.best
-    assert check.chosen_score == pytest.approx([1.0] * 4)
-    assert check.lns_score == pytest.approx([1.0, 1.0, 0.3, 0.2])
+    # each instance's neighbour ranks the kinds as its own scores do: the best order
+    np.testing.assert_allclose(check.scores, check.best_order)
+    halves = np.array([0.5, 0.25, 0.125, 0.0625]) / 0.9375
+    # k: lns, local_search, scip, cpsat against lns, cpsat, local_search, scip without a prior
+    assert check.scores[0] == pytest.approx(halves @ [1.0, 0.5, 0.3, 0.2])
+    assert check.unordered[0] == pytest.approx(halves @ [1.0, 0.2, 0.5, 0.3])
+    assert check.unordered[2] == pytest.approx(halves @ [0.3, 1.0, 0.2, 0.5])
+    assert check.unordered[2] < check.scores[2]
 
 
 def test_a_prior_is_saved_loaded_and_refused_when_its_features_differ(tmp_path):
@@ -117,7 +123,7 @@ def test_the_shipped_prior_loads_and_weighs_every_kind():
     prior = load_prior(SHIPPED)
     assert set(prior.kinds) == set(KINDS) and len(prior.instances) >= 20
     assert (prior.scores > 0).all() and (prior.scores <= 1).all()
-    weights = prior.for_problem(miplib("air05"))
+    weights = prior.for_problem(read_problem(miplib("air05")))
     assert set(weights) == set(KINDS) and all(0 < w <= 1 for w in weights.values())
 
 
@@ -212,10 +218,12 @@ def test_lns_prior_fits_and_writes_a_prior_from_a_results_folder(tmp_path):
         store.write(record)
     out = tmp_path / "prior.json"
     command = [sys.executable, "-m", "lns.cli.prior", f"results_dir={store.root}", f"out={out}"]
-    run = subprocess.run([*command, "neighbours=1"], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    assert "leave-one-out on 2 instances: the kind of the highest weight is the best kind on 0" in (
-        run.stdout
+    # neighbours=auto: with 2 instances, 1 (each the other's neighbour, whose best kind differs)
+    assert (
+        "neighbours=1; leave-one-out on 2 instances: the kind of the highest weight is the "
+        "best kind on 0" in run.stdout
     )
     assert load_prior(str(out)).instances == ("p0201", "stein45")
     run = subprocess.run([*command, "neighbours=3"], capture_output=True, text=True, timeout=120)

@@ -27,7 +27,7 @@ def main(cfg: DictConfig) -> None:
         check.instances, check.first, check.best, check.scores, strict=True
     ):
         print(f"  {instance:28s} first {first:13s} best {best:13s} order score {score:.3f}")
-    print(f"lns-prior: {prior.neighbours} neighbours; {check.summary()}")
+    print(f"lns-prior: neighbours={prior.neighbours}; {check.summary()}")
     print(
         f"lns-prior: {len(table.instances)} instances, kinds {list(table.kinds)} -> "
         f"{prior.save(cfg.out)}"

@@ -70,7 +70,15 @@ _STATUS = {
     _MODEL_STATUS.kIterationLimit: "limit",
     _MODEL_STATUS.kInterrupt: "interrupted",
 }
-#: HiGHS options of each method: automatic choice, dual simplex, interior point with crossover.
+#: Seconds of simplex in a cold solve of method ``"highs"`` before the interior point method
+#: (with crossover) takes over for the rest of the time limit. HiGHS's simplex is the faster
+#: method on most root LPs here, but not on all: on the auctions of the paper's size (4,000
+#: columns, 2,700 rows) it took 46 s where the interior point took 3.6 s, while on set cover,
+#: independent set and vertex cover at the paper's sizes it was 1.5 to 4 times faster
+#: (``docs/cl_lns.md``, "The root LP of the auctions").
+SIMPLEX_FIRST = 5.0
+#: HiGHS options of each method: automatic choice (simplex, then the interior point after
+#: :data:`SIMPLEX_FIRST` seconds), dual simplex, interior point with crossover.
 _METHOD_OPTIONS: dict[str, dict[str, str | int]] = {
     "highs": {},
     "highs-ds": {"solver": "simplex", "simplex_strategy": 1},
@@ -187,7 +195,8 @@ def solve_lp(
     time_limit : float, optional
         Seconds for HiGHS; on expiry the status is ``"limit"``.
     method : {"highs", "highs-ds", "highs-ipm"}
-        HiGHS algorithm: automatic choice, dual simplex, interior point with crossover.
+        HiGHS algorithm: automatic choice (its simplex, then the interior point method after
+        :data:`SIMPLEX_FIRST` seconds), dual simplex, interior point with crossover.
     cancel : threading.Event, optional
         Set by another thread, it ends the solve (status ``"interrupted"``).
     basis : bool
@@ -333,7 +342,8 @@ class WarmLP:
     extra_rows : ExtraRows, optional
     extra_columns : ExtraColumns, optional
     method : {"highs", "highs-ds", "highs-ipm"}
-        HiGHS algorithm of the first solve. Later solves start from the last basis with the
+        HiGHS algorithm of the first solve (``"highs"``: its simplex, then the interior point
+        method after :data:`SIMPLEX_FIRST` seconds). Later solves start from the last basis with the
         simplex method (after ``"highs-ipm"``, whose crossover gives that basis, HiGHS is told
         to choose: left at ``"ipm"`` it would solve each change from scratch).
 
@@ -376,6 +386,7 @@ class WarmLP:
         for name, value in _METHOD_OPTIONS[method].items():
             self._highs.setOptionValue(name, value)
         self._cold_solver = _METHOD_OPTIONS[method].get("solver") == "ipm"
+        self._switch_to_ipm = method == "highs"
         self._highs.passModel(lp)
 
     def change_coefficients(self, row: int, columns: np.ndarray, values: np.ndarray) -> None:
@@ -446,13 +457,14 @@ class WarmLP:
         """
         began = time.perf_counter()
         self._highs.cancel = cancel
-        self._highs.setOptionValue(
-            "time_limit", max(0.01, float(time_limit)) if time_limit is not None else np.inf
-        )
-        if not self._highs.run_guarded():
-            status = "interrupted"
-        else:
-            status = _STATUS.get(self._highs.getModelStatus(), "error")
+        limit = max(0.01, float(time_limit)) if time_limit is not None else np.inf
+        status = self._run(min(limit, SIMPLEX_FIRST) if self._switch_to_ipm else limit)
+        if status == "limit" and self._switch_to_ipm and limit > SIMPLEX_FIRST:
+            for name, value in _METHOD_OPTIONS["highs-ipm"].items():
+                self._highs.setOptionValue(name, value)
+            self._cold_solver = True
+            status = self._run(limit - (time.perf_counter() - began))
+        self._switch_to_ipm = False
         if status == "optimal" and self._cold_solver:
             self._highs.setOptionValue("solver", "choose")
             self._cold_solver = False
@@ -477,6 +489,13 @@ class WarmLP:
             time.perf_counter() - began,
             self._column_basis() if basis else None,
         )
+
+    def _run(self, time_limit: float) -> str:
+        """One run of HiGHS within ``time_limit`` seconds; its status."""
+        self._highs.setOptionValue("time_limit", max(0.01, time_limit))
+        if not self._highs.run_guarded():
+            return "interrupted"
+        return _STATUS.get(self._highs.getModelStatus(), "error")
 
     def _column_basis(self) -> np.ndarray | None:
         """HiGHS's basis status of each column, or ``None`` without a valid basis."""

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import lns.core.solvers.lp as lp_module
 from helpers import knapsack, miplib, mixed_problem
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.solvers.lp import ExtraColumns, ExtraRows, WarmLP, solve_lp
@@ -167,6 +168,23 @@ def test_warm_lp_after_an_interior_point_start_re_solves_by_simplex():
     hot = model.solve()
     assert hot.optimal and hot.objective == pytest.approx(simplex.solve().objective)
     assert model._highs.getInfo().ipm_iteration_count == 0
+
+
+def test_a_cold_simplex_past_its_seconds_hands_over_to_the_interior_point(monkeypatch):
+    problem = _independent_set_lp()  # a few thousand simplex iterations: more than 10 ms
+    reference = solve_lp(problem, method="highs-ds")
+    monkeypatch.setattr(lp_module, "SIMPLEX_FIRST", 0.01)
+    model = WarmLP(problem)
+    cold = model.solve(time_limit=60)
+    assert cold.optimal and cold.objective == pytest.approx(reference.objective)
+    assert model._highs.getInfo().ipm_iteration_count > 0  # the simplex ran out, the IPM went on
+    model.change_column_bounds(np.array([0]), 0.0, 0.0)
+    assert model.solve().optimal and model._highs.getInfo().ipm_iteration_count == 0
+    # within its limit the simplex alone solves it; "highs-ds" never hands over
+    assert WarmLP(problem, method="highs-ds").solve(time_limit=60).optimal
+    monkeypatch.setattr(lp_module, "SIMPLEX_FIRST", 60.0)
+    model = WarmLP(problem)
+    assert model.solve().optimal and model._highs.getInfo().ipm_iteration_count == 0
 
 
 def _independent_set_lp(n_nodes=6000):

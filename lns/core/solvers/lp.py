@@ -72,10 +72,8 @@ _STATUS = {
 }
 #: Seconds of simplex in a cold solve of method ``"highs"`` before the interior point method
 #: (with crossover) takes over for the rest of the time limit. HiGHS's simplex is the faster
-#: method on most root LPs here, but not on all: on the auctions of the paper's size (4,000
-#: columns, 2,700 rows) it took 46 s where the interior point took 3.6 s, while on set cover,
-#: independent set and vertex cover at the paper's sizes it was 1.5 to 4 times faster
-#: (``docs/cl_lns.md``, "The root LP of the auctions").
+#: method on most root LPs here, the interior point by far on a few, such as the auctions of
+#: the paper's size (``docs/cl_lns.md``, "The root LP of the auctions").
 SIMPLEX_FIRST = 5.0
 #: HiGHS options of each method: automatic choice (simplex, then the interior point after
 #: :data:`SIMPLEX_FIRST` seconds), dual simplex, interior point with crossover.

@@ -162,6 +162,15 @@ def test_the_size_shrinks_after_a_time_limit_and_grows_otherwise():
     assert all(r.neighborhood_size == problem_size for r in records)
 
 
+def test_a_growth_of_one_keeps_the_size_and_a_small_growth_adds_at_least_one():
+    fixed = AdaptiveSize(1000, 0.1, growth=1.0, shrink=None)
+    slow = AdaptiveSize(1000, 0.01, growth=1.02, shrink=None)
+    for _ in range(3):
+        fixed.update(improved=False, timed_out=False)
+        slow.update(improved=False, timed_out=False)
+    assert fixed.size == 100 and slow.size == 13
+
+
 def test_solve_uses_a_sub_solver_object_and_records_its_name():
     fake = FakeSubSolver([RuntimeError("boom"), (SolveStatus.NODE_LIMIT, [BETTER])])
     result = solve(

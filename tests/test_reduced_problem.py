@@ -120,6 +120,36 @@ def test_the_reduction_folds_fixings_into_rows_and_bounds():
     assert np.array_equal(reduced.lift(reduced.start), start)
 
 
+def test_rows_that_the_free_variables_cannot_violate_are_left_out():
+    # r0: x0 + x1 + x2 >= 1 (covered by the fixed x0), r1: x1 + x2 + x3 >= 1 (free columns
+    # only), r2: x1 + x3 <= 2 (at most 2 within the bounds); min x0 + x1 + x2 + x3.
+    A = np.array([[1, 1, 1, 0], [0, 1, 1, 1], [0, 1, 0, 1]], dtype=float)
+    problem = Problem(
+        name="cover",
+        var_names=("x0", "x1", "x2", "x3"),
+        var_types=np.array(["B"] * 4),
+        lower=np.zeros(4),
+        upper=np.ones(4),
+        objective=np.ones(4),
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=sp.csr_matrix(A),
+        row_lower=np.array([1.0, 1.0, -np.inf]),
+        row_upper=np.array([np.inf, np.inf, 2.0]),
+        row_names=("r0", "r1", "r2"),
+    )
+    start = np.array([1.0, 1.0, 1.0, 0.0])
+    reduced = Reducer(problem).reduce(np.array([1, 2, 3]), start)
+    assert reduced.problem.row_names == ("r1",)
+    assert reduced.problem.row_lower.tolist() == [1.0]
+    assert reduced.row_matrix.shape == (3, 3)  # the activities still follow every row
+    outcome = ScipSubSolver(problem, sub_problem="reduced").solve(
+        time_limit=10, seed=0, free=np.array([1, 2, 3]), start=start
+    )
+    assert outcome.best is not None and outcome.best.objective == pytest.approx(2.0)
+    assert problem.check(outcome.best.x).feasible
+
+
 def test_a_neighborhood_of_variables_in_no_row_is_solved():
     problem = unusual_rows()
     start = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 2.0])

@@ -31,7 +31,8 @@ class AdaptiveSize:
     initial_fraction : float
         Start size as a fraction of ``n_integer`` (in (0, 1]).
     growth : float
-        Factor applied after an iteration without improvement (>= 1).
+        Factor applied after an iteration without improvement (>= 1), by at least one variable;
+        1 keeps the size fixed.
     max_fraction : float
         Cap as a fraction of ``n_integer`` (in (0, 1]).
     shrink : float or None
@@ -83,7 +84,8 @@ class AdaptiveSize:
             self._size, self.at_cap, self._tried_whole = float(self.whole), True, True
         elif not improved:
             self.at_cap = self._size >= self.cap
-            self._size = min(self.cap, max(self._size * self.growth, self._size + 1))
+            grown = max(self._size * self.growth, self._size + 1) if self.growth > 1 else self._size
+            self._size = min(self.cap, grown)
         else:
             self._size, self.at_cap = min(self._size, self.cap), False
         if improved:

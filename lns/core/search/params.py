@@ -42,7 +42,8 @@ class SizeParams:
     initial_fraction : float
         The first size, as a fraction of the integer variables, in (0, 1].
     growth : float
-        Factor (>= 1) on the size after an iteration that neither improved nor timed out.
+        Factor (>= 1) on the size after an iteration that neither improved nor timed out, by
+        at least one variable; 1 keeps the size fixed.
     max_fraction : float
         The largest size, as a fraction of the integer variables, in (0, 1].
     shrink : float or None

@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("results_dir", type=Path)
     args = parser.parse_args()
     prior = fit_prior(kind_records(load_results([str(args.results_dir)])))
-    trajectories = {}
+    trajectories: dict[str, list] = {}
     for path in sorted((args.results_dir / "records").glob("*.json")):
         record = json.loads(path.read_text())
         if record["method"] == "random":

@@ -534,6 +534,7 @@ def test_cl_lns_benchmark_runs_and_reports_through_lns_bench(pipeline, tmp_path)
         "mis_test",
         "mvc_test",
         "mvc1000_train",
+        "ca_paper_train",
         "mvc_gen",
         "sc_train",
         "sc_gen",

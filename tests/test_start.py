@@ -334,3 +334,28 @@ def test_stop_signal_stops_every_racer():
     racing.join()
     assert [racer.endings for racer in racers] == [["stopped"], ["stopped"]]
     assert outcome.status is SolveStatus.INTERRUPTED
+
+
+def test_scip_ends_by_its_deadline_once_it_has_a_solution():
+    """SCIP's own time limit is lowered at its first solution (seymour: found at once, open for
+    minutes), so that it ends there even inside an LP."""
+    solver = ScipSubSolver(read_problem(miplib("seymour")))
+    began = time.perf_counter()
+    outcome = solver.solve(time_limit=60, seed=0, deadline_once_found=began + 1.0)
+    assert outcome.found and outcome.status is SolveStatus.TIME_LIMIT
+    assert time.perf_counter() - began < 10  # not the 60 s limit
+    again = solver.solve(time_limit=1.5, seed=1)  # the next solve has its own limit again
+    assert again.status is SolveStatus.TIME_LIMIT and again.solve_time > 1.0
+
+
+def test_a_start_ends_at_its_cap_when_scip_does_not_heed_a_stop(monkeypatch):
+    """Inside a long LP SCIP heeds no stop request (monkeypatched here: none reaches it); its own
+    time limit, lowered to the stall rule's cap at the first solution, still ends the start
+    there instead of the watchdog abandoning it."""
+    solver = ScipSubSolver(read_problem(miplib("seymour")))
+    monkeypatch.setattr(solver, "_interrupt", lambda: None)
+    task = StartTask(solver.problem, solver, time_limit=10.0, seed=0, on_found=lambda f: None)
+    began = time.perf_counter()
+    outcome = solve_until_stall(solver, task, StallRule(floor=30.0, share=0.1))
+    assert outcome.status is SolveStatus.TIME_LIMIT and outcome.found
+    assert time.perf_counter() - began < 3.0  # the cap is 1 s; abandoning takes 5 s more

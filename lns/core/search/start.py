@@ -101,6 +101,11 @@ class StallRule:
     share: float = 0.2
     after_root: bool = True
 
+    def cap(self, began: float, time_limit: float) -> float:
+        """The ``time.perf_counter()`` past which a solve that has a solution never goes: its
+        ``share`` of ``time_limit`` after it ``began``."""
+        return began + self.share * time_limit
+
     def end(
         self,
         began: float,
@@ -116,7 +121,7 @@ class StallRule:
         if first is None:
             return math.inf
         assert last is not None, "a solve with a first solution has a last one"
-        cap = began + self.share * time_limit
+        cap = self.cap(began, time_limit)
         if first_lp is None:
             return cap
         window = max(self.floor, self.factor * (first - began))
@@ -247,29 +252,33 @@ def race_until_stall(solvers: list[SubSolver], task: StartTask, rule: StallRule)
     then stopped).
 
     The rule's ``after_root`` applies when a :class:`ScipSubSolver` races (other solvers report
-    no first LP). The outcome holds every racer's solutions, in time order; its status is a
-    proof if a racer proved optimality or infeasibility, else ``ABANDONED`` if the first
-    solver's solve was abandoned (SCIP honours a stop request only between LP solves and
-    presolvers, and a solve that ignores one for
-    :data:`lns.core.solvers.watchdog.STOP_PATIENCE_SECONDS`
-    is abandoned, and its solver with it: the caller then needs a new sub-solver), else
-    ``INTERRUPTED`` after a stop signal caught by the run's interrupt guard, else
-    ``TIME_LIMIT``.
+    no first LP). A SCIP racer also ends by its own time limit at the rule's cap once it has a
+    solution (``deadline_once_found``): SCIP heeds a stop request only between LPs and
+    presolvers, and the root LP of a large problem can outlast the watchdog's patience.
+
+    The outcome holds every racer's solutions, in time order; its status is a proof if a racer
+    proved optimality or infeasibility, else ``ABANDONED`` if the first solver's solve was
+    abandoned (a solve that ignores a stop request for
+    :data:`lns.core.solvers.watchdog.STOP_PATIENCE_SECONDS` is abandoned, and its solver with
+    it: the caller then needs a new sub-solver), else ``INTERRUPTED`` after a stop signal caught
+    by the run's interrupt guard, else ``TIME_LIMIT``.
     """
     scip = [solver for solver in solvers if isinstance(solver, ScipSubSolver)]
     wait_for_lp = rule.after_root and bool(scip)
     outcomes: list[SolveOutcome | None] = [None] * len(solvers)
     with _StallWatch(solvers, rule, task.time_limit, task.on_found, wait_for_lp) as watch:
+        cap = rule.cap(watch.began, task.time_limit)
 
         def race(i: int) -> None:
             solver = solvers[i]
             try:
-                if isinstance(solver, ScipSubSolver) and wait_for_lp:
+                if isinstance(solver, ScipSubSolver):
                     outcomes[i] = solver.solve(
                         time_limit=task.time_limit,
                         seed=task.seed,
                         on_found=watch.found,
-                        on_first_lp=watch.first_lp,
+                        on_first_lp=watch.first_lp if wait_for_lp else None,
+                        deadline_once_found=cap if math.isfinite(cap) else None,
                     )
                 else:
                     outcomes[i] = solver.solve(

@@ -101,6 +101,8 @@ class _SolutionRecorder(Eventhdlr):
         self.found: list = []
         self.on_found: OnFound | None = None
         self.on_first_lp: Callable[[float], None] | None = None
+        #: A ``time.perf_counter()`` to which SCIP's time limit is lowered at the first solution.
+        self.deadline_once_found: float | None = None
 
     def eventinit(self):
         self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
@@ -130,9 +132,21 @@ class _SolutionRecorder(Eventhdlr):
             change = reduced.change(values)
             found = FoundSolution(now, change.objective, reduced.lift(values), change)
         self.found.append(found)
+        deadline = self.deadline_once_found
+        if deadline is not None:
+            self.deadline_once_found = None
+            self._end_by(deadline - now)
         on_found = self.on_found
         if on_found is not None:
             on_found(found)
+
+    def _end_by(self, seconds: float) -> None:
+        """Lower SCIP's time limit so that it ends ``seconds`` from now (never raise it): SCIP
+        gives the LP it starts what is left of its limit, and stops the LP there."""
+        model = self.model
+        limit = model.getSolvingTime() + max(0.0, seconds)
+        if limit < model.getParam("limits/time"):
+            model.setRealParam("limits/time", limit)
 
 
 class ScipSubSolver(WatchedSubSolver):
@@ -280,6 +294,7 @@ class ScipSubSolver(WatchedSubSolver):
         node_limit: int = -1,
         on_found=None,
         on_first_lp: Callable[[float], None] | None = None,
+        deadline_once_found: float | None = None,
     ) -> SolveOutcome:
         """Solve with the integer variables outside ``free`` held at their ``start`` values.
 
@@ -287,7 +302,10 @@ class ScipSubSolver(WatchedSubSolver):
         from below; ``seed`` is SCIP's ``randomization/randomseedshift``. ``on_first_lp`` is
         called with the ``time.perf_counter()`` at which SCIP solved the first LP of this solve
         (not at all when presolving ends the solve, or the limits come first). Building a
-        reduced problem counts in the time limit.
+        reduced problem counts in the time limit. ``deadline_once_found`` is a
+        ``time.perf_counter()`` by which the solve ends once it has a solution: at the first
+        one SCIP's own time limit is lowered to it, which also stops an LP running past it (a
+        stop request waits for the LP's end).
         """
         if free is not None and start is None:
             fixed_indices(self.problem, free, start)  # raises: fixings need a start
@@ -302,7 +320,7 @@ class ScipSubSolver(WatchedSubSolver):
             model, recorder = self._small_model()
             self.reduced_solves += 1
         recorder.model, recorder.found, recorder.on_found = model, [], on_found
-        recorder.on_first_lp = on_first_lp
+        recorder.on_first_lp, recorder.deadline_once_found = on_first_lp, deadline_once_found
         self._active = model
 
         began = time.perf_counter()
@@ -328,7 +346,7 @@ class ScipSubSolver(WatchedSubSolver):
             return SolveOutcome(status or SolveStatus.TIME_LIMIT, [], time.perf_counter() - began)
         finally:
             # An abandoned solve must not reach the caller any more.
-            recorder.on_found = recorder.on_first_lp = None
+            recorder.on_found = recorder.on_first_lp = recorder.deadline_once_found = None
             if not self._watchdog.abandoned:
                 self._reset(model)
                 recorder.model = None

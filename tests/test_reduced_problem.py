@@ -173,7 +173,7 @@ def test_auto_solves_small_neighborhoods_reduced_and_large_ones_whole():
     assert solver.reduced_solves == 1 and not solver.has_model  # the whole model is not built
     solver.solve(time_limit=10, seed=0, free=integers[50:], start=start)
     assert solver.reduced_solves == 1 and solver.has_model
-    assert prefers_reduced(1_000, 100_000) and not prefers_reduced(50_000, 100_000)
+    assert prefers_reduced(1_000, 100_000) and not prefers_reduced(60_000, 100_000)
     assert not prefers_reduced(10, 1_000)  # a small problem: the whole model
 
 

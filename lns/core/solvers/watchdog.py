@@ -180,7 +180,7 @@ class Watchdog:
             finished = self._wait(job, time_limit)
         except BaseException:
             self.request_stop()
-            finished = job.wait(self.grace)
+            finished = self._ends_within(job, self.grace)
             raise
         finally:
             self.abandoned = not finished
@@ -239,6 +239,15 @@ class Watchdog:
             )
             self._thread.start()
         return self._jobs
+
+    def _ends_within(self, job: _Job, seconds: float) -> bool:
+        """Whether ``job`` ends within ``seconds``, the stop request sent again every fifth of
+        them (SCIP refuses one in some stages, such as the start of its solve)."""
+        for _ in range(5):
+            if job.wait(seconds / 5):
+                return True
+            self._send_interrupt()
+        return False
 
     def _wait(self, job: _Job, time_limit: float) -> bool:
         """Wait in short slices (so that the waiting thread sees signals); stop, then give up."""

@@ -302,10 +302,9 @@ class ScipSubSolver(WatchedSubSolver):
         from below; ``seed`` is SCIP's ``randomization/randomseedshift``. ``on_first_lp`` is
         called with the ``time.perf_counter()`` at which SCIP solved the first LP of this solve
         (not at all when presolving ends the solve, or the limits come first). Building a
-        reduced problem counts in the time limit. ``deadline_once_found`` is a
-        ``time.perf_counter()`` by which the solve ends once it has a solution: at the first
-        one SCIP's own time limit is lowered to it, which also stops an LP running past it (a
-        stop request waits for the LP's end).
+        reduced problem counts in the time limit. ``deadline_once_found``: a ``perf_counter()``
+        to which SCIP's own time limit is lowered at its first solution, which also stops an LP
+        running past it (a stop request waits for the LP's end).
         """
         if free is not None and start is None:
             fixed_indices(self.problem, free, start)  # raises: fixings need a start
@@ -322,7 +321,6 @@ class ScipSubSolver(WatchedSubSolver):
         recorder.model, recorder.found, recorder.on_found = model, [], on_found
         recorder.on_first_lp, recorder.deadline_once_found = on_first_lp, deadline_once_found
         self._active = model
-
         began = time.perf_counter()
 
         def prepare():
@@ -490,7 +488,7 @@ class ScipSubSolver(WatchedSubSolver):
 
 #: ``sub_problem="auto"`` solves a reduced problem when its variables hold at most this share of
 #: the constraint matrix's nonzeros ...
-REDUCED_SHARE = 0.25
+REDUCED_SHARE = 0.5
 #: ... and the matrix has at least this many (below, the whole model's solve costs a few
 #: milliseconds, less than building a reduced one).
 REDUCED_MIN_NONZEROS = 10_000

@@ -10,17 +10,21 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
+import pyscipopt
 import pytest
 import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
+from instances.generators import ca
 from lns.core.errors import InvalidArgumentError, UnsupportedProblemError
 from lns.core.interrupt import InterruptGuard
 from lns.core.problem.mip import Problem, read_problem, read_problem_and_model
 from lns.core.solvers.cpsat.subsolver import CpSatSubSolver
 from lns.core.solvers.protocol import SolveStatus, SubSolverAbandonedError
+from lns.core.solvers.scip.lp_interrupt import interrupt_lp
 from lns.core.solvers.scip.subsolver import SCIP_STATUS, ScipSubSolver, scip_status
 
 SUB_SOLVERS = {
@@ -168,6 +172,32 @@ def test_stop_from_another_thread_ends_a_long_solve(make):
     stopping.join()
     assert outcome.status is SolveStatus.INTERRUPTED and outcome.found
     assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # still usable
+
+
+def test_a_stop_ends_scip_inside_its_first_lp():
+    """An auction of the CL-LNS paper's size without presolving: SCIP's root LP runs for more
+    than the 60 s limit here. A stop 3 s in ends it, and the solve, within a second (a stop
+    request alone waits for the LP's end: the watchdog abandoned the solve)."""
+    problem = ca.generate(ca.CAParams(n_items=2000, n_bids=4000), np.random.default_rng(0), "ca")
+    solver = ScipSubSolver(problem, {"presolving/maxrounds": 0})
+    first_lp: list = []
+    stop_sent: list = []
+    stopping = threading.Timer(3.0, lambda: stop_sent.append(time.perf_counter()) or solver.stop())
+    stopping.start()
+    outcome = solver.solve(time_limit=60, seed=0, on_first_lp=first_lp.append)
+    stopped_after = time.perf_counter() - stop_sent[0]
+    assert not first_lp, "the root LP ended before the stop: the test needs a harder LP"
+    assert outcome.status is SolveStatus.INTERRUPTED and stopped_after < 1.0
+    assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # flag gone
+
+
+def test_an_lp_interrupt_is_asked_only_while_scip_solves():
+    model = pyscipopt.Model()
+    model.hideOutput()
+    model.readProblem(str(miplib("p0201")))
+    assert interrupt_lp(model) is False  # not transformed: no LP yet
+    model.optimize()
+    assert interrupt_lp(model) is False  # solved
 
 
 class InterruptAtFirst:

@@ -253,8 +253,8 @@ def race_until_stall(solvers: list[SubSolver], task: StartTask, rule: StallRule)
 
     The rule's ``after_root`` applies when a :class:`ScipSubSolver` races (other solvers report
     no first LP). A SCIP racer also ends by its own time limit at the rule's cap once it has a
-    solution (``deadline_once_found``): SCIP heeds a stop request only between LPs and
-    presolvers, and the root LP of a large problem can outlast the watchdog's patience.
+    solution (``deadline_once_found``): it ends by its own clock, with no stop request
+    to wait for.
 
     The outcome holds every racer's solutions, in time order; its status is a proof if a racer
     proved optimality or infeasibility, else ``ABANDONED`` if the first solver's solve was

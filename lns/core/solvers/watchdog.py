@@ -41,8 +41,10 @@ GRACE_SECONDS = 0.5
 #: share of its time limit after it was asked to stop, so that a healthy solve that is freeing
 #: its tree is not; a solve of the whole problem is given that much less time.
 CLEAN_UP_SHARE = 0.02
-#: Seconds a solve may take to honour a stop request before it is abandoned (SCIP checks for one
-#: between LP solves: on air05, Ctrl-C during the root LP took 2.5 s on a loaded machine).
+#: Seconds a solve may take to honour a stop request before it is abandoned (SCIP's
+#: ``interruptSolve`` is checked between LP solves: on air05, Ctrl-C during the root LP took 2.5 s
+#: on a loaded machine, before the SCIP sub-solver also ended the LP itself,
+#: :mod:`lns.core.solvers.scip.lp_interrupt`).
 STOP_PATIENCE_SECONDS = 5.0
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from lns.core.solvers.protocol import (
     SolveStatus,
     fixed_indices,
 )
+from lns.core.solvers.scip.lp_interrupt import interrupt_lp
 from lns.core.solvers.scip.memory import MemoryRelease
 from lns.core.solvers.watchdog import GRACE_SECONDS, WatchedSubSolver
 
@@ -227,6 +229,7 @@ class ScipSubSolver(WatchedSubSolver):
         self.reduced_solves = 0
         self._memory = MemoryRelease()  # keeps repeated solves from growing the process
         self._optimizing = False
+        self._optimizing_lock = threading.Lock()  # no interrupt of a model that SCIP frees
         _LIVE.add(self)
 
     @property
@@ -303,8 +306,9 @@ class ScipSubSolver(WatchedSubSolver):
         called with the ``time.perf_counter()`` at which SCIP solved the first LP of this solve
         (not at all when presolving ends the solve, or the limits come first). Building a
         reduced problem counts in the time limit. ``deadline_once_found``: a ``perf_counter()``
-        to which SCIP's own time limit is lowered at its first solution, which also stops an LP
-        running past it (a stop request waits for the LP's end).
+        to which SCIP's own time limit is lowered at its first solution. A stop request
+        (:meth:`stop`) also ends the LP that SCIP may be in
+        (:mod:`lns.core.solvers.scip.lp_interrupt`).
         """
         if free is not None and start is None:
             fixed_indices(self.problem, free, start)  # raises: fixings need a start
@@ -437,11 +441,13 @@ class ScipSubSolver(WatchedSubSolver):
         """
         prepare()
         began = time.perf_counter()
-        self._optimizing = True
+        with self._optimizing_lock:
+            self._optimizing = True
         try:
             model.optimizeNogil()
         finally:
-            self._optimizing = False
+            with self._optimizing_lock:
+                self._optimizing = False
         ended["solve_time"] = time.perf_counter() - began
         ended["status"] = model.getStatus()
         ended["dual_bound"] = model.getDualbound() if model.getStage() >= 3 else float("nan")
@@ -451,9 +457,12 @@ class ScipSubSolver(WatchedSubSolver):
         self.total_reset_time += time.perf_counter() - began
 
     def _interrupt(self) -> None:
-        """SCIP's ``interruptSolve`` while it solves (not while it frees: a SCIP error there)."""
-        if self._optimizing and self._active is not None:
-            self._active.interruptSolve()
+        """SCIP's ``interruptSolve`` while it solves (not while it frees: a SCIP error there),
+        and the end of the LP it may be in (:mod:`lns.core.solvers.scip.lp_interrupt`)."""
+        with self._optimizing_lock:
+            if self._optimizing and self._active is not None:
+                interrupt_lp(self._active)
+                self._active.interruptSolve()
 
     def _reset(self, model) -> None:
         """Free the solve's transformed problem (a reduced model: the whole problem); restore

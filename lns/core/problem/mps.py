@@ -94,7 +94,8 @@ class _Tokens:
 
     def on_lines(self, lines: np.ndarray, place: int) -> np.ndarray:
         """Indices of the tokens at ``place`` on the lines where ``lines`` (a mask) holds."""
-        return np.flatnonzero(lines[self.line] & (self.place == place))
+        first = np.cumsum(self.per_line) - self.per_line  # each line's first token
+        return first[lines & (self.per_line > place)] + place
 
 
 class _MpsText:
@@ -158,16 +159,20 @@ class _MpsText:
         starts, ends = edges[0::2], edges[1::2]
         within = np.searchsorted(self.newlines, (begin, end))
         newlines = self.newlines[within[0] : within[1]] - begin
-        line = np.searchsorted(newlines, starts)
+        # Lines are fewer than tokens: one search per line end (the tokens before it), then each
+        # line's number repeated over its tokens.
+        before = np.searchsorted(starts, newlines)
+        per_line = np.diff(before, prepend=0, append=len(starts))
+        line = np.repeat(np.arange(len(per_line)), per_line)
+        place = np.arange(len(starts)) - np.repeat(np.r_[0, before], per_line)
         line_starts = np.r_[0, newlines + 1]
-        comment = data[line_starts[line]] == ord("*")
+        comment = np.zeros(len(line_starts), dtype=bool)
+        inside = line_starts < len(data)
+        comment[inside] = data[line_starts[inside]] == ord("*")
         if comment.any():
-            keep = ~comment
-            starts, ends, line = starts[keep], ends[keep], line[keep]
-        first = np.r_[True, line[1:] != line[:-1]] if len(line) else np.zeros(0, dtype=bool)
-        token = np.arange(len(line))
-        place = token - np.maximum.accumulate(np.where(first, token, 0))
-        per_line = np.bincount(line, minlength=len(line_starts))
+            keep = ~comment[line]
+            starts, ends, line, place = starts[keep], ends[keep], line[keep], place[keep]
+            per_line[comment] = 0
         return _Tokens(starts + begin, ends + begin, line, place, per_line)
 
     # --- tokens to values -----------------------------------------------------------------------

@@ -176,7 +176,7 @@ def test_stop_from_another_thread_ends_a_long_solve(make):
 
 def test_a_stop_ends_scip_inside_its_first_lp():
     """An auction of the CL-LNS paper's size without presolving: SCIP's root LP runs for more
-    than the 60 s limit here. A stop 3 s in ends it, and the solve, within a second (a stop
+    than the 60 s limit here. A stop 3 s in ends it, and the solve, within 2 s (a stop
     request alone waits for the LP's end: the watchdog abandoned the solve)."""
     problem = ca.generate(ca.CAParams(n_items=2000, n_bids=4000), np.random.default_rng(0), "ca")
     solver = ScipSubSolver(problem, {"presolving/maxrounds": 0})
@@ -187,7 +187,7 @@ def test_a_stop_ends_scip_inside_its_first_lp():
     outcome = solver.solve(time_limit=60, seed=0, on_first_lp=first_lp.append)
     stopped_after = time.perf_counter() - stop_sent[0]
     assert not first_lp, "the root LP ended before the stop: the test needs a harder LP"
-    assert outcome.status is SolveStatus.INTERRUPTED and stopped_after < 1.0
+    assert outcome.status is SolveStatus.INTERRUPTED and stopped_after < 2.0
     assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # flag gone
 
 

@@ -20,12 +20,9 @@ import functools
 import logging
 
 import pyscipopt.scip
+from pyscipopt import SCIP_STAGE
 
 log = logging.getLogger("lns")
-
-#: SCIP's ``SCIP_STAGE_SOLVING``: the stage in which it solves LPs.
-SOLVING_STAGE = 9
-
 
 #: Python's ``PyCapsule_GetPointer``: the ``SCIP*`` in the capsule of ``Model.to_ptr``.
 _capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
@@ -51,7 +48,7 @@ def interrupt_lp(model) -> bool:
     """Ask SCIP (a ``pyscipopt.Model`` in its solving stage) to end the LP it solves, and the
     solve after it; whether the request was made."""
     function = _scip_function()
-    if function is None or model.getStage() != SOLVING_STAGE:
+    if function is None or model.getStage() != SCIP_STAGE.SOLVING:
         return False
     pointer = _capsule_pointer(model.to_ptr(False), b"scip")
     return function(pointer, 1) == 1  # SCIP_OKAY

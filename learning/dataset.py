@@ -158,17 +158,37 @@ def split_files(
 
 
 def normalization_stats(samples: list[Sample]) -> dict:
-    """Per-column mean and std of each input block over ``samples`` (std 1 where constant)."""
+    """Per-column mean and std of each input block over ``samples`` (std 1 where constant).
+
+    Accumulated sample by sample (Chan et al.'s pairwise update of the mean and the sum of
+    squared deviations, in float64): the blocks of all samples stacked at once would take
+    several times the data's memory, as the edges of a large graph repeat in each of its samples.
+    """
     stats = {}
     for block, key in (
         ("variable", "variable_features"),
         ("constraint", "constraint_features"),
         ("edge", "edge_features"),
     ):
-        stacked = torch.cat([getattr(s.graph, key) for s in samples]).double()
-        std = stacked.std(dim=0, unbiased=False)
+        count, mean, squares = 0, None, None
+        for sample in samples:
+            rows = getattr(sample.graph, key).double()
+            n = rows.size(0)
+            if n == 0:
+                continue
+            rows_mean = rows.mean(dim=0)
+            rows_squares = ((rows - rows_mean) ** 2).sum(dim=0)
+            if mean is None:
+                count, mean, squares = n, rows_mean, rows_squares
+                continue
+            delta, total = rows_mean - mean, count + n
+            mean = mean + delta * (n / total)
+            squares = squares + rows_squares + delta**2 * (count * n / total)
+            count = total
+        assert mean is not None and squares is not None, f"no {block} rows in the samples"
+        std = (squares / count).sqrt()
         stats[block] = (
-            stacked.mean(dim=0).float(),
+            mean.float(),
             torch.where(std > 1e-8, std, torch.ones_like(std)).float(),
         )
     return stats

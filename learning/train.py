@@ -47,6 +47,11 @@ class TrainConfig:
     epochs : int
     batch_size : int
         Graphs per optimiser step (32).
+    pass_edges : int or None
+        The most edges of one forward pass: a batch whose graphs hold more goes through the
+        model in groups of graphs (:func:`edge_groups`), their gradients added up before the
+        step, which is that of the whole batch. A pass keeps activations for every edge, so this
+        bounds the memory of a step on large graphs (2,000,000; ``None``: one pass per batch).
     lr, weight_decay : float
         AdamW with ``amsgrad=True`` (1e-3, 5e-5).
     max_grad_norm : float or None
@@ -93,6 +98,7 @@ class TrainConfig:
 
     epochs: int = 30
     batch_size: int = 32
+    pass_edges: int | None = 2_000_000
     lr: float = 1e-3
     weight_decay: float = 5e-5
     max_grad_norm: float | None = None
@@ -115,6 +121,12 @@ class TrainConfig:
         if per_instance is not None and not (isinstance(per_instance, int) and per_instance >= 1):
             raise InvalidArgumentError(
                 f"samples_per_instance must be a positive integer or null, got {per_instance!r}"
+            )
+        if self.pass_edges is not None and not (
+            isinstance(self.pass_edges, int) and self.pass_edges >= 1
+        ):
+            raise InvalidArgumentError(
+                f"pass_edges must be a positive integer or null, got {self.pass_edges!r}"
             )
         if self.max_grad_norm is not None and not self.max_grad_norm > 0:
             raise InvalidArgumentError(
@@ -150,6 +162,23 @@ def batch_loss(model: GATPolicy, samples: list, loss, temperature: float) -> tor
     ).mean()
 
 
+def edge_groups(samples: list, pass_edges: int | None) -> list[list]:
+    """``samples`` in order, cut into groups of at most ``pass_edges`` edges in all (a graph
+    with more alone); one group without a bound."""
+    if pass_edges is None:
+        return [samples]
+    groups: list[list] = []
+    edges = 0
+    for sample in samples:
+        size = sample.graph.edge_index.size(1)
+        if not groups or edges + size > pass_edges:
+            groups.append([])
+            edges = 0
+        groups[-1].append(sample)
+        edges += size
+    return groups
+
+
 def top_k_recall(logits: torch.Tensor, positives: torch.Tensor) -> float:
     """Share of the expert's neighborhood among the ``k`` top-scored variables.
 
@@ -176,9 +205,10 @@ def evaluate(model: GATPolicy, samples: list, config: TrainConfig) -> tuple[floa
     with torch.no_grad():
         for start in range(0, len(samples), config.batch_size):
             chunk = samples[start : start + config.batch_size]
-            for s, logits in zip(chunk, graph_logits(model, chunk), strict=True):
-                total += float(loss(logits, s.positives, s.negatives, config.temperature))
-                recall += top_k_recall(logits, s.positives)
+            for group in edge_groups(chunk, config.pass_edges):
+                for s, logits in zip(group, graph_logits(model, group), strict=True):
+                    total += float(loss(logits, s.positives, s.negatives, config.temperature))
+                    recall += top_k_recall(logits, s.positives)
     return total / len(samples), recall / len(samples)
 
 
@@ -343,12 +373,13 @@ def _train_epoch(
     for start in range(0, len(order), config.batch_size):
         chunk = [samples[i] for i in order[start : start + config.batch_size]]
         optimizer.zero_grad()
-        value = batch_loss(model, chunk, loss, config.temperature)
-        value.backward()
+        for group in edge_groups(chunk, config.pass_edges):
+            value = batch_loss(model, group, loss, config.temperature) * (len(group) / len(chunk))
+            value.backward()
+            total += float(value.detach()) * len(chunk)
         if config.max_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
         optimizer.step()
-        total += float(value.detach()) * len(chunk)
     return total / len(samples)
 
 

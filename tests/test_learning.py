@@ -12,6 +12,7 @@ from torch_geometric.data import Batch
 from helpers import knapsack, mixed_problem
 from learning.bipartite_graph import make_graph, observation_graph
 from learning.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from learning.dataset import Sample, normalization_stats
 from learning.features import (
     CONS_DYNAMIC_START,
     VAR_DYNAMIC_START,
@@ -24,6 +25,7 @@ from learning.features import (
 from learning.loss import imitation_bce, info_nce, loss_function
 from learning.model import GATPolicy
 from learning.selector import sample_by_scores
+from learning.train import TrainConfig, _train_epoch, edge_groups
 from lns.core.errors import UnknownNameError
 
 
@@ -257,3 +259,60 @@ def test_observation_graph_is_float32():
     graph = observation_graph(extractor.observe(np.zeros(4)))
     assert graph.variable_features.dtype == torch.float32 and graph.edge_index.dtype == torch.int64
     assert graph.num_nodes == 4
+
+
+def test_normalization_stats_accumulated_by_sample_match_the_stacked_ones():
+    rng = np.random.default_rng(0)
+    samples = []
+    for n_vars, n_rows, n_edges in ((3, 2, 4), (7, 5, 11), (1, 1, 1)):
+        variables = rng.normal(5.0, 3.0, (n_vars, 4))
+        variables[:, 2] = 1.5  # constant: std 1
+        graph = make_graph(
+            variables,
+            rng.normal(size=(n_rows, 2)),
+            np.zeros((2, n_edges), dtype=np.int64),
+            rng.exponential(size=(n_edges, 3)) * 1e3,
+        )
+        samples.append(Sample(graph, torch.ones(1, n_vars), torch.zeros(1, n_vars), "x", None))
+    stats = normalization_stats(samples)
+    for block, key in (("variable", "variable_features"), ("edge", "edge_features")):
+        stacked = torch.cat([getattr(s.graph, key) for s in samples]).double()
+        mean, std = stats[block]
+        assert torch.allclose(mean.double(), stacked.mean(dim=0), rtol=1e-6)
+        expected = stacked.std(dim=0, unbiased=False)
+        expected = torch.where(expected > 1e-8, expected, torch.ones_like(expected))
+        assert torch.allclose(std.double(), expected, rtol=1e-5)
+    assert stats["variable"][1][2] == 1.0
+
+
+def _random_sample(rng, n_vars: int, n_rows: int, n_edges: int) -> Sample:
+    edges = np.stack([rng.integers(n_rows, size=n_edges), rng.integers(n_vars, size=n_edges)])
+    graph = make_graph(
+        rng.normal(size=(n_vars, len(VarFeature))),
+        rng.normal(size=(n_rows, len(ConsFeature))),
+        edges,
+        rng.normal(size=(n_edges, len(EdgeFeature))),
+    )
+    positives = torch.zeros(1, n_vars)
+    positives[0, :2] = 1
+    negatives = torch.zeros(2, n_vars)
+    negatives[0, 2:4] = negatives[1, 3:5] = 1
+    return Sample(graph, positives, negatives, "x", torch.ones(n_vars, dtype=torch.bool))
+
+
+def test_a_batch_in_edge_bounded_passes_takes_the_step_of_one_pass():
+    rng = np.random.default_rng(1)
+    samples = [_random_sample(rng, 6 + i, 4, 10 + 5 * i) for i in range(4)]
+    assert [len(g) for g in edge_groups(samples, 25)] == [2, 1, 1]  # 10+15, 20, 25
+    assert [len(g) for g in edge_groups(samples, 5)] == [1, 1, 1, 1]  # a graph alone
+    assert edge_groups(samples, None) == [samples]
+    steps = []
+    for pass_edges in (None, 25):
+        model = _model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)  # the step is the gradient
+        config = TrainConfig(batch_size=4, pass_edges=pass_edges)
+        loss = _train_epoch(model, optimizer, info_nce, samples, np.random.default_rng(0), config)
+        steps.append((loss, torch.cat([p.detach().flatten() for p in model.parameters()])))
+    assert steps[0][0] == pytest.approx(steps[1][0], rel=1e-5)
+    assert torch.allclose(steps[0][1], steps[1][1], atol=1e-6)
+    assert not torch.allclose(steps[1][1], torch.cat([p.flatten() for p in _model().parameters()]))

@@ -25,6 +25,7 @@ def main(cfg: DictConfig) -> None:
     config = TrainConfig(
         epochs=cfg.epochs,
         batch_size=cfg.batch_size,
+        pass_edges=cfg.pass_edges,
         lr=cfg.lr,
         weight_decay=cfg.weight_decay,
         max_grad_norm=cfg.max_grad_norm,

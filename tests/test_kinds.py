@@ -106,6 +106,23 @@ def test_a_paused_worker_waits_and_a_stop_ends_it():
     assert not thread.is_alive() and ended["result"][1] is StopReason.TIME_LIMIT
 
 
+def test_a_paused_scip_worker_goes_on_with_its_search():
+    worker, inbox, _ = in_process("scip", seconds=60, problem=read_problem(miplib("air05")))
+    inbox.put(("start", np.zeros(worker.spec.problem.n_vars), 0.0, True))
+    thread, ended = run_in_thread(worker)
+    clock = []
+    for seconds in (1.5, 1.0):
+        time.sleep(seconds)
+        inbox.put(("pause",))
+        time.sleep(0.5)  # the solve has ended: SCIP is idle
+        clock.append(worker.solver.model.getSolvingTime())
+        inbox.put(("resume",))
+    inbox.put(("stop", StopReason.TIME_LIMIT))
+    thread.join(10)
+    assert not thread.is_alive() and ended["result"][1] is StopReason.TIME_LIMIT
+    assert worker.solves >= 2 and clock[1] > clock[0] + 0.7  # one search: SCIP's clock went on
+
+
 class Liar(KindWorker):
     """Sends the all-ones knapsack (objective 38, over capacity) as its solution."""
 

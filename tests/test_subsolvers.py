@@ -191,6 +191,36 @@ def test_a_stop_ends_scip_inside_its_first_lp():
     assert solver.solve(time_limit=0.5, seed=0).status is SolveStatus.TIME_LIMIT  # flag gone
 
 
+def test_a_resumed_search_goes_on_inside_the_lp_a_stop_ended():
+    """As above, with ``resume``: the next solve continues the root LP (SCIP's LP iterations go
+    on from where the stop left them, and its interrupt flag is cleared, or the solve would end
+    at once)."""
+    problem = ca.generate(ca.CAParams(n_items=2000, n_bids=4000), np.random.default_rng(0), "ca")
+    solver = ScipSubSolver(problem, {"presolving/maxrounds": 0}, resume=True)
+    threading.Timer(2.0, solver.stop).start()
+    assert solver.solve(time_limit=60, seed=0).status is SolveStatus.INTERRUPTED
+    iterations = solver.model.getNLPIterations()
+    assert iterations > 0 and solver.model.getStage() == pyscipopt.SCIP_STAGE.SOLVING
+    assert solver.solve(time_limit=1.0, seed=0).status is SolveStatus.TIME_LIMIT
+    assert solver.model.getNLPIterations() > iterations
+    assert solver.model.getSolvingTime() > 2.5  # SCIP's clock counts both solves
+
+
+def test_a_resumed_search_keeps_its_clock_and_takes_a_better_start():
+    problem = read_problem(miplib("air05"))
+    start = ScipSubSolver(problem).solve(time_limit=60, seed=0, solution_limit=1).best
+    assert start is not None
+    solver = ScipSubSolver(problem, resume=True)
+    assert solver.solve(time_limit=0.3, seed=0).status is SolveStatus.TIME_LIMIT
+    solver.model.setHeuristics(pyscipopt.SCIP_PARAMSETTING.OFF)  # SCIP finds nothing itself
+    outcome = solver.solve(time_limit=0.3, seed=0, start=start.x)
+    assert outcome.status is SolveStatus.TIME_LIMIT
+    assert 0.55 < solver.model.getSolvingTime() < 2.0  # one search of two parts, not two
+    assert solver.model.getPrimalbound() <= start.objective + 1e-6
+    fixed = solver.solve(time_limit=5, seed=0, free=np.arange(10), start=start.x)
+    assert fixed.status.proven and solver.model.getSolvingTime() < 0.55  # a new search
+
+
 def test_an_lp_interrupt_is_asked_only_while_scip_solves():
     model = pyscipopt.Model()
     model.hideOutput()

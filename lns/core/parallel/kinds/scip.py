@@ -1,6 +1,11 @@
 """The ``scip`` worker kind: SCIP's tree search on the whole problem, with its own settings
 (``SubSolveParams.scip_params``, as plain SCIP), from the shared incumbent as start and cutoff; its
-proof of optimality ends the run (:class:`WholeProblemWorker`)."""
+proof of optimality ends the run (:class:`WholeProblemWorker`).
+
+One search for the whole run: a pause or the end of a segment keeps it, and the next solve
+continues it with the newest shared incumbent handed to SCIP
+(:class:`lns.core.solvers.scip.subsolver.ScipSubSolver`'s ``resume``), where a new search would
+solve the root LP again (on a large auction, longer than the allocation's slice)."""
 
 from __future__ import annotations
 
@@ -9,9 +14,9 @@ from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
 class ScipWorker(WholeProblemWorker):
-    """SCIP on the whole problem, restarted from the newest shared incumbent."""
+    """SCIP on the whole problem, one search continued from pause to pause."""
 
     kind = "scip"
 
     def prepare(self) -> None:
-        self.solver = ScipSubSolver(self.spec.problem, self.spec.sub_solve.scip_params)
+        self.solver = ScipSubSolver(self.spec.problem, self.spec.sub_solve.scip_params, resume=True)

@@ -23,7 +23,9 @@ class WholeProblemWorker(KindWorker):
     Each solve starts from the incumbent, which is also its cutoff, and runs for
     :data:`FIRST_SEGMENT` seconds, twice as long as the one before after each restart (so at
     most about half of its time is spent repeating work that a restart discards); a pause
-    ends the solve, and the next one, after the pause, starts from the incumbent of then.
+    ends the solve, and the next one, after the pause, starts from the incumbent of then. A
+    solver that keeps its search (SCIP's ``resume``) continues it instead of starting again,
+    the incumbent of then handed to it.
     Solutions are sent to the main process as the solver finds them. When a solve ends proven
     (optimal, or infeasible under the cutoff), the incumbent is optimal: the worker ends with
     ``StopReason.OPTIMAL``, which ends the run.

@@ -10,7 +10,8 @@ here through :mod:`ctypes` on the SCIP library that PySCIPOpt's extension module
 Only while SCIP is in its solving stage: its LP is created with the transformed problem and
 freed with it (``freeTransform``), and the caller must make sure that no free happens while
 this runs (:class:`lns.core.solvers.scip.subsolver.ScipSubSolver` holds a lock around both).
-The flag stays set on that LP, which is freed before the model's next solve.
+The flag stays set on that LP, which is freed before the model's next solve, or cleared
+(:func:`resume_lp`) before a solve that continues the search.
 """
 
 from __future__ import annotations
@@ -52,3 +53,12 @@ def interrupt_lp(model) -> bool:
         return False
     pointer = _capsule_pointer(model.to_ptr(False), b"scip")
     return function(pointer, 1) == 1  # SCIP_OKAY
+
+
+def resume_lp(model) -> None:
+    """Clear the LP's interrupt flag of :func:`interrupt_lp` (a ``pyscipopt.Model`` in its
+    solving stage whose search goes on). SCIP 10 with SoPlex was seen to go on without it; no
+    documentation says that every LP interface clears the flag itself."""
+    function = _scip_function()
+    if function is not None and model.getStage() == SCIP_STAGE.SOLVING:
+        function(_capsule_pointer(model.to_ptr(False), b"scip"), 0)

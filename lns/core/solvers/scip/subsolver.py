@@ -35,7 +35,7 @@ from lns.core.solvers.protocol import (
     SolveStatus,
     fixed_indices,
 )
-from lns.core.solvers.scip.lp_interrupt import interrupt_lp
+from lns.core.solvers.scip.lp_interrupt import interrupt_lp, resume_lp
 from lns.core.solvers.scip.memory import MemoryRelease
 from lns.core.solvers.watchdog import GRACE_SECONDS, WatchedSubSolver
 
@@ -175,6 +175,13 @@ class ScipSubSolver(WatchedSubSolver):
         variables and their rows, built anew in a second SCIP instance kept for it, or either,
         chosen per solve by :func:`prefers_reduced`. A caller that changes :attr:`model` itself
         (Local Branching adds a row) needs ``"whole"``, the default.
+    resume : bool
+        Keep the search of a solve of the whole problem (no fixings, no solution or node limit)
+        that a stop request or its time limit ended: the next such solve continues it, SCIP's
+        tree and LP as they were, its start handed to SCIP where it is better than SCIP's best,
+        its time limit counted from there (its seed is not used: SCIP draws its random numbers
+        from the first). A paused ``scip`` worker of a portfolio resumes so, where a new search
+        would solve the root LP again (:mod:`lns.core.parallel.kinds.scip`).
 
     Attributes
     ----------
@@ -202,6 +209,7 @@ class ScipSubSolver(WatchedSubSolver):
         model=None,
         grace: float = GRACE_SECONDS,
         sub_problem: str = "whole",
+        resume: bool = False,
     ):
         super().__init__(f"the SCIP sub-solver of {problem.name}", grace)
         if sub_problem not in SUB_PROBLEMS:
@@ -221,6 +229,8 @@ class ScipSubSolver(WatchedSubSolver):
         if model is not None and self._read_model is None:
             self._adopt(model)
         self.sub_problem = sub_problem
+        self.resume = resume
+        self._kept = False  # the whole model holds a search that the next solve may continue
         self._reducer = Reducer(problem) if sub_problem != "whole" else None
         self._small: tuple | None = None  # the SCIP model of reduced problems and its recorder
         self._active: Any = None  # the pyscipopt.Model solving now
@@ -315,13 +325,10 @@ class ScipSubSolver(WatchedSubSolver):
         self._watchdog.arm()
         limits = (min(1e20, max(0.01, float(time_limit))), seed, solution_limit, node_limit)
         columns = self._reduced_columns(free, start)
+        resumable = self.resume and free is None and solution_limit == node_limit == -1
+        continues, self._kept = resumable and self._kept, False
         reduced: ReducedProblem | None = None
-        if columns is None:
-            self.model.freeTransform()
-            model, recorder = self.model, self._recorder
-        else:
-            model, recorder = self._small_model()
-            self.reduced_solves += 1
+        model, recorder = self._solving_model(columns, continues)
         recorder.model, recorder.found, recorder.on_found = model, [], on_found
         recorder.on_first_lp, recorder.deadline_once_found = on_first_lp, deadline_once_found
         self._active = model
@@ -329,7 +336,9 @@ class ScipSubSolver(WatchedSubSolver):
 
         def prepare():
             nonlocal reduced
-            if columns is None:
+            if continues:
+                self._continue(model, limits[0], start)
+            elif columns is None:
                 self._prepare(model, self.variables, limits, start)
                 self._fix(fixed_indices(self.problem, free, start), start)
             else:
@@ -342,14 +351,14 @@ class ScipSubSolver(WatchedSubSolver):
                 self._prepare(model, recorder.variables, (left, *limits[1:]), reduced.start)
 
         try:
-            return self._optimize(limits[0], prepare, model, recorder)
+            return self._optimize(limits[0], prepare, model, recorder, resumable)
         except BuildStoppedError:
             status = SolveStatus.INTERRUPTED if self._watchdog.stop_requested else None
             return SolveOutcome(status or SolveStatus.TIME_LIMIT, [], time.perf_counter() - began)
         finally:
             # An abandoned solve must not reach the caller any more.
             recorder.on_found = recorder.on_first_lp = recorder.deadline_once_found = None
-            if not self._watchdog.abandoned:
+            if not self._watchdog.abandoned and not self._kept:
                 self._reset(model)
                 recorder.model = None
                 if reduced is not None:
@@ -379,6 +388,16 @@ class ScipSubSolver(WatchedSubSolver):
             return None
         return columns
 
+    def _solving_model(self, columns: np.ndarray | None, continues: bool) -> tuple:
+        """The model of a solve and its recorder: the whole problem's (its last search freed,
+        unless this solve continues it), or, for a reduced problem, :meth:`_small_model`."""
+        if columns is not None:
+            self.reduced_solves += 1
+            return self._small_model()
+        if not continues:
+            self.model.freeTransform()
+        return self.model, self._recorder
+
     def _small_model(self) -> tuple:
         """The SCIP instance that solves reduced problems, and its recorder; made on first use."""
         if self._small is None:
@@ -388,6 +407,7 @@ class ScipSubSolver(WatchedSubSolver):
         return self._small
 
     def _restore(self) -> None:
+        self._kept = False
         if self._model is not None:
             self._model.freeTransform()
             self._set_bounds(self._lower, self._upper)
@@ -402,6 +422,15 @@ class ScipSubSolver(WatchedSubSolver):
         if start is not None:
             _add_start(model, variables, start)
 
+    def _continue(self, model, time_limit: float, start: np.ndarray | None) -> None:
+        """Limit and start of a solve that continues the kept search (:attr:`resume`)."""
+        model.setRealParam("limits/time", model.getSolvingTime() + time_limit)
+        resume_lp(model)
+        if start is not None:
+            objective = self.problem.objective_value(start)
+            if self.problem.is_better(objective, model.getPrimalbound(), 0.0):
+                _add_start(model, self.variables, start, solving=True)
+
     def _fix(self, fixed: np.ndarray, start: np.ndarray | None) -> None:
         lower, upper = self._lower.copy(), self._upper.copy()
         if len(fixed):
@@ -409,11 +438,17 @@ class ScipSubSolver(WatchedSubSolver):
             lower[fixed] = upper[fixed] = start[fixed]
         self._set_bounds(lower, upper)
 
-    def _optimize(self, time_limit: float, prepare, model, recorder) -> SolveOutcome:
-        """Prepare and run SCIP under the watchdog and the interrupt guard; read how it ended."""
+    def _optimize(
+        self, time_limit: float, prepare, model, recorder, resumable: bool = False
+    ) -> SolveOutcome:
+        """Prepare and run SCIP under the watchdog and the interrupt guard; read how it ended.
+        A ``resumable`` solve that a stop or its time limit ended keeps its search."""
         ended: dict = {}
         status, solve_time = self._watchdog.run_guarded(
-            self, lambda: self._solve_and_free(prepare, model, ended), time_limit, self._interrupt
+            self,
+            lambda: self._solve_and_free(prepare, model, ended, resumable),
+            time_limit,
+            self._interrupt,
         )
         solve_time = ended.get("solve_time", solve_time)  # SCIP's own, if it returned
         self.total_solve_time += solve_time
@@ -430,9 +465,10 @@ class ScipSubSolver(WatchedSubSolver):
         status = status or scip_status(ended["status"])
         return SolveOutcome(status, found, solve_time, ended.get("dual_bound", float("nan")))
 
-    def _solve_and_free(self, prepare, model, ended: dict) -> None:
+    def _solve_and_free(self, prepare, model, ended: dict, resumable: bool) -> None:
         """Prepare, solve, note how it ended, free the transformed problem and restore the
-        bounds: all in the watchdog's worker thread.
+        bounds (not after a ``resumable`` solve that a stop or its time limit ended: its
+        search is kept): all in the watchdog's worker thread.
 
         Memory that SCIP allocates in one thread and frees in another defeats the allocator's
         per-thread caches: with the preparation and ``freeTransform`` in the calling thread, the
@@ -451,6 +487,9 @@ class ScipSubSolver(WatchedSubSolver):
         ended["solve_time"] = time.perf_counter() - began
         ended["status"] = model.getStatus()
         ended["dual_bound"] = model.getDualbound() if model.getStage() >= 3 else float("nan")
+        if resumable and ended["status"] in ("userinterrupt", "timelimit"):
+            self._kept = True
+            return
         self._reset(model)
         began = time.perf_counter()
         self._memory.after_free_transform(model)
@@ -535,9 +574,14 @@ def _load(model, reduced: ReducedProblem, stop: Callable[[], bool]) -> list:
     return reduced.problem.add_to_scip(model, stop)
 
 
-def _add_start(model, variables: list, start: np.ndarray) -> None:
-    """Hand SCIP ``start`` (the incumbent) as a solution: the cutoff of the solve."""
-    sol = model.createSol()  # all zeros
+def _add_start(model, variables: list, start: np.ndarray, solving: bool = False) -> None:
+    """Hand SCIP ``start`` (the incumbent) as a solution: the cutoff of the solve. ``solving``:
+    SCIP is in its solving stage (a kept search), where a solution is given in the original
+    variables and checked at once."""
+    sol = model.createOrigSol() if solving else model.createSol()  # all zeros
     for j in np.flatnonzero(start).tolist():
         model.setSolVal(sol, variables[j], float(start[j]))
-    model.addSol(sol, free=True)
+    if solving:
+        model.trySol(sol, free=True)
+    else:
+        model.addSol(sol, free=True)

@@ -48,17 +48,21 @@ def _scip_function():
 def interrupt_lp(model) -> bool:
     """Ask SCIP (a ``pyscipopt.Model`` in its solving stage) to end the LP it solves, and the
     solve after it; whether the request was made."""
-    function = _scip_function()
-    if function is None or model.getStage() != SCIP_STAGE.SOLVING:
-        return False
-    pointer = _capsule_pointer(model.to_ptr(False), b"scip")
-    return function(pointer, 1) == 1  # SCIP_OKAY
+    return _set_lp_interrupt(model, True)
 
 
 def resume_lp(model) -> None:
     """Clear the LP's interrupt flag of :func:`interrupt_lp` (a ``pyscipopt.Model`` in its
     solving stage whose search goes on). SCIP 10 with SoPlex was seen to go on without it; no
     documentation says that every LP interface clears the flag itself."""
+    _set_lp_interrupt(model, False)
+
+
+def _set_lp_interrupt(model, interrupt: bool) -> bool:
+    """``SCIPinterruptLP(scip, interrupt)`` in SCIP's solving stage; whether it was called and
+    returned ``SCIP_OKAY``."""
     function = _scip_function()
-    if function is not None and model.getStage() == SCIP_STAGE.SOLVING:
-        function(_capsule_pointer(model.to_ptr(False), b"scip"), 0)
+    if function is None or model.getStage() != SCIP_STAGE.SOLVING:
+        return False
+    pointer = _capsule_pointer(model.to_ptr(False), b"scip")
+    return function(pointer, int(interrupt)) == 1  # SCIP_OKAY

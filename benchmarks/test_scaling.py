@@ -33,6 +33,9 @@ Groups:
   memory of all its processes together (proportional set sizes: a page that ``k`` processes
   share counts ``1/k`` in each) and of a worker's own pages (unique set size), medians over
   the second half of the run.
+- ``cold``: what a call of the loop's kind costs between two sub-solves: a few numpy calls and
+  a Python loop, each timed in a loop of its own, right after a sub-solve and after a 2 ms
+  sleep (:func:`measure_cold`; ``extra_info``: the median microseconds of each).
 - ``start``: a run of random LNS with the default settings on the problem held in memory and read
   from an ``.mps.gz`` file written beforehand (not timed); ``extra_info``: the seconds to the first
   solution and to the end of the start phase (the first iteration's beginning), and that phase's
@@ -45,6 +48,7 @@ Full mode runs the figures of ``benchmarks/results/scaling.md`` and
     python -m pytest benchmarks/test_scaling.py --full -k rule --benchmark-json=rule.json
     python -m pytest benchmarks/test_scaling.py --full -k start --benchmark-json=start.json
     python -m pytest benchmarks/test_scaling.py --full -k workers --benchmark-json=workers.json
+    python -m pytest benchmarks/test_scaling.py --full -k cold --benchmark-json=cold.json
 """
 
 from __future__ import annotations
@@ -309,6 +313,49 @@ def measure_workers(name: str, workers: int, time_limit: float) -> dict:
     }
 
 
+#: ``cold``: the calls timed, each a few microseconds when run back to back.
+COLD_PROBES = {
+    "python loop (100 additions)": lambda rng, candidates: sum(i for i in range(100)),
+    "np.empty(100)": lambda rng, candidates: np.empty(100),
+    "rng.random(100)": lambda rng, candidates: rng.random(100),
+    "rng.integers(n, size=100)": lambda rng, candidates: rng.integers(len(candidates), size=100),
+    "random selector's draw": lambda rng, candidates: np.sort(
+        rng.choice(candidates, size=100, replace=False)
+    ),
+}
+#: ``cold``: what runs before each timed call.
+COLD_BEFORE = ("nothing", "a sub-solve", "a 2 ms sleep")
+
+
+def measure_cold(name: str, repeats: int) -> dict:
+    """Median microseconds of each call of :data:`COLD_PROBES` in the calling thread, right
+    after each of :data:`COLD_BEFORE`: nothing (the call in a loop of its own), a sub-solve of a
+    random 100-variable neighborhood of ``name`` from its start (SCIP in the sub-solver's
+    worker thread, as in the loop), a sleep of 2 ms."""
+    problem, start = make_instance(name)
+    rng, candidates = np.random.default_rng(0), problem.integer_indices
+    solver = ScipSubSolver(problem, sub_problem="reduced")
+
+    def sub_solve() -> None:
+        free = np.sort(rng.choice(candidates, size=100, replace=False))
+        solver.solve(time_limit=5.0, seed=0, free=free, start=start)
+
+    runs_before = (lambda: None, sub_solve, lambda: time.sleep(0.002))
+    before = dict(zip(COLD_BEFORE, runs_before, strict=True))
+    medians: dict = {}
+    for probe, call in COLD_PROBES.items():
+        for what, run_before in before.items():
+            seconds = []
+            for _ in range(repeats):
+                run_before()
+                began = time.perf_counter()
+                call(rng, candidates)
+                seconds.append(time.perf_counter() - began)
+            medians[f"{probe} after {what}"] = 1e6 * float(np.median(seconds))
+    solver.close()
+    return {"instance": name, "repeats": repeats, "median_microseconds": medians}
+
+
 #: How ``start`` hands a problem to :func:`lns.solve`.
 SOURCES = ("memory", "file")
 
@@ -390,6 +437,13 @@ def test_workers(benchmark, mode, name, workers):
     benchmark.group = f"workers: {name}"
     row = measured_once(benchmark, (name, workers, mode.pick(6.0, 20.0)), measure_workers)
     assert row["feasible"] and row["total_pss"] > 0
+
+
+def test_cold(benchmark, mode):
+    benchmark.group = "cold: the loop's calls between two sub-solves"
+    task = (mode.pick("mis_ba_2000", "mis_ba_6000"), mode.pick(20, 300))
+    row = measured_once(benchmark, task, measure_cold)
+    assert len(row["median_microseconds"]) == len(COLD_PROBES) * len(COLD_BEFORE)
 
 
 @pytest.mark.parametrize("name, source", cases(START_INSTANCES, SOURCES))

@@ -40,7 +40,8 @@ def test_solves_a_bundled_instance_and_writes_the_solution(tmp_path):  # on ever
     assert read_problem(miplib("p0201")).check(x).feasible
     assert "(initial)" in run.stderr and "(initial)" not in run.stdout  # log lines go to stderr
     cores = usable_cores()
-    assert (f"{cores} workers" in run.stdout) == (cores > 1), run.stdout
+    # the default portfolio: an LNS worker per core beside the other kinds (docs/workers/auto.md)
+    assert (f"workers ({cores} lns" in run.stdout) == (cores > 1), run.stdout
 
 
 def test_bad_inputs_give_one_line_and_exit_code_2(tmp_path):

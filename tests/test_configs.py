@@ -14,6 +14,7 @@ from omegaconf import OmegaConf
 
 from configs import CONFIG_DIR
 from lns.cli.common import override_problem, solve_params
+from lns.core.errors import InvalidArgumentError
 from lns.core.search.stop import budget
 from lns.params import GROUPS, PortfolioParams, SolveParams, SubSolveParams
 from lns.registry import SELECTORS, selector_class, selector_defaults
@@ -100,14 +101,16 @@ def test_the_parameter_groups_are_typed_configs_of_solve_params():
     assert params.sub_solve.solver == "cpsat" and params.portfolio.deterministic
     mixed = solve_params(_compose("portfolio.mix={lns: 1, cpsat: 1}", "portfolio.workers=2"))
     assert mixed.portfolio.mix == {"lns": 1, "cpsat": 1} and mixed.portfolio.workers == 2
-    complete = solve_params(_compose("portfolio.complete_worker=true"))
-    assert complete.portfolio == PortfolioParams(workers="all", complete_worker=True)
+    complete = solve_params(_compose("portfolio.complete_worker=true", "portfolio.mix=lns"))
+    assert complete.portfolio == PortfolioParams(workers="all", mix="lns", complete_worker=True)
+    with pytest.raises(InvalidArgumentError, match="portfolio.mix=lns"):
+        solve_params(_compose("portfolio.complete_worker=true"))  # the default mix is auto
     assert params.portfolio.workers == "all"  # lns-solve's default; the API's is 1
     defaults = SolveParams(sub_solve=SubSolveParams(scip_params={}))
     bench = _compose(config="bench")
     assert solve_params(bench) == defaults
     assert solve_params(_compose()) == dataclasses.replace(
-        defaults, portfolio=PortfolioParams(workers="all")
+        defaults, portfolio=PortfolioParams(workers="all", mix="auto")
     )
 
 

@@ -44,10 +44,11 @@ class PortfolioParams:
         ``"lns"``: LNS workers only; ``"auto"``: the ``workers`` cores go, slice by slice, to LNS
         workers, CP-SAT, Local-MIP and SCIP's tree search by the improvements each brings
         (:mod:`lns.core.parallel.allocation`; ``"auto_rate"`` and ``"auto_stay"`` name the
-        rule); a mix ``{"lns": 5, "scip": 1, "cpsat": 1, "local_search": 1}``: that many
-        workers of each kind (``workers``: their total, or left at 1). A kind that cannot run (a
-        missing package) is left out with a line of log. A ``scip`` or ``cpsat`` worker's proof
-        of optimality ends the run (:mod:`lns.core.parallel.plan`).
+        rule; ``lns-solve``'s default); a mix ``{"lns": 5, "scip": 1, "cpsat": 1,
+        "local_search": 1}``: that many workers of each kind (``workers``: their total, or left at
+        1). A kind that cannot run (a missing package) is left out with a line of log. A
+        ``scip`` or ``cpsat`` worker's proof of optimality ends the run
+        (:mod:`lns.core.parallel.plan`).
     complete_worker : bool
         With 2 workers or more, not ``deterministic`` and no ``mix``: one of the workers is
         SCIP's tree search on the whole problem (the mix ``{"lns": workers - 1, "scip": 1}``).
@@ -94,7 +95,7 @@ class PortfolioParams:
             raise InvalidArgumentError(
                 f"complete_worker=True needs workers >= 2, deterministic=False and no mix "
                 f"(got workers={workers!r}, deterministic={self.deterministic}, "
-                f"mix={self.mix!r})"
+                f"mix={self.mix!r}; lns-solve: portfolio.mix=lns)"
             )
         self._check_prior()
 

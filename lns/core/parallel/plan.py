@@ -66,7 +66,8 @@ def check_portfolio(mix, workers: int, deterministic: bool) -> int:
     if deterministic and other and mix_total > 1:
         raise InvalidArgumentError(
             f"mix={mix!r}: deterministic=True takes LNS workers only (the other "
-            f"kinds' searches are timed, so a run would not repeat)"
+            f"kinds' searches are timed, so a run would not repeat): set mix='lns' "
+            f"(lns-solve: portfolio.mix=lns)"
         )
     return mix_total
 

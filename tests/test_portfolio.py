@@ -142,14 +142,20 @@ def test_deterministic_runs_repeat(workers):
     assert len(first.iterations) == 20 * workers
 
 
-def test_sigterm_with_two_workers_writes_the_solution(tmp_path):
+@pytest.mark.parametrize("mix, workers", [("lns", "2 workers (2 lns)"), ("auto", "workers (2 lns")])
+def test_sigterm_with_two_workers_writes_the_solution(tmp_path, mix, workers):
     process = start(
-        tmp_path, "instance=air05", "time_limit=60", "portfolio.workers=2", "out=best.sol"
+        tmp_path,
+        "instance=air05",
+        "time_limit=60",
+        "portfolio.workers=2",
+        f"portfolio.mix={mix}",  # auto: lns-solve's default, the other kinds beside two LNS
+        "out=best.sol",
     )
     seen = wait_for(process, "(worker ")
     output = stop(process, signal.SIGTERM, seen)
     assert process.returncode == 128 + signal.SIGTERM
-    assert "(interrupted)" in output and "2 workers" in output
+    assert "(interrupted)" in output and workers in output, output
     assert_best_solution_written(tmp_path / "best.sol", output, "air05")
 
 

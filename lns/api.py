@@ -34,7 +34,7 @@ from lns.core.interrupt import InterruptGuard, active_guard
 from lns.core.parallel.kinds.local_search import run_local_mip
 from lns.core.parallel.params import ALL_CORES
 from lns.core.parallel.plan import Plan, check_portfolio, make_plan
-from lns.core.parallel.portfolio import SYNC_EVERY, Portfolio
+from lns.core.parallel.portfolio import SYNC_EVERY, Portfolio, SettleAtFirstSolution
 from lns.core.parallel.prior import load_prior
 from lns.core.problem.mip import Problem, problem_from_scip, read_problem_and_model
 from lns.core.problem.solu_file import known_objective
@@ -425,6 +425,8 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
         sub_solve=params.sub_solve,
         loop=params.loop,
     )
+    settle = SettleAtFirstSolution(portfolio)
+    run.incumbent.callbacks.append(settle)
     try:
         with portfolio:
             solver = _sub_solver(run)
@@ -433,10 +435,13 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
                     _end_start_without_solution, run, solver
                 )
             started = _start(run, selector, solver)
+            run.incumbent.callbacks.remove(settle)
             portfolio.take_early(run.incumbent, wait=run.time_left())
             if started or _found_early(run):
                 run.records, run.reason = portfolio.run(run.incumbent)
     finally:
+        if settle in run.incumbent.callbacks:
+            run.incumbent.callbacks.remove(settle)
         run.worker_stats = portfolio.workers
     log.info(
         "%s: %d workers, %.3fs of exchange in the main process",

@@ -235,6 +235,60 @@ def test_the_allocation_moves_time_to_the_only_kind_that_improves(rule):
     assert held[3] >= 24, held  # a uniform rotation gives it 10 (RateRule explores 1 in 4)
 
 
+def test_a_first_solution_pauses_the_early_workers_beyond_the_slots():
+    portfolio = Portfolio(
+        knapsack(),
+        [FirstHalf(), FirstHalf()],
+        named_sub_solver,
+        seed=0,
+        stop=MaxRuntime(5),
+        started=time.perf_counter(),
+        kinds=["cpsat", "local_search", "scip"],
+        rule="rate",
+        cores=2,
+        background_start=True,
+        early=True,
+    )
+    assert portfolio.allocation.holding == [1]  # the second LNS worker: it waits for the start
+    since = portfolio.allocation.since
+    portfolio.settle()
+    assert portfolio.allocation.holding == [2]  # CP-SAT keeps its core beside the start search
+    assert portfolio.early.paused == {3, 4} and portfolio.allocation.since == since
+    portfolio.early.begin()
+    started = [portfolio.inboxes[w].get(timeout=5) for w in (2, 3, 4)]
+    assert [message[3] for message in started] == [True, False, False]
+    portfolio.allocation.holding = [3]
+    portfolio.settle()  # once only
+    assert portfolio.allocation.holding == [3] and portfolio.early.paused == {3, 4}
+    portfolio.early.pause({2})
+    assert portfolio.inboxes[2].get(timeout=5) == ("pause",)
+
+
+def test_an_early_workers_improvement_counts_for_its_kind_in_the_allocation():
+    problem = knapsack()
+    portfolio = Portfolio(
+        problem,
+        [FirstHalf(), FirstHalf()],
+        named_sub_solver,
+        seed=0,
+        stop=MaxRuntime(5),
+        started=time.perf_counter(),
+        kinds=["cpsat", "local_search"],
+        rule="rate",
+        cores=2,
+        background_start=True,
+        early=True,
+    )
+    incumbent = Incumbent(problem, time.perf_counter())
+    incumbent.offer(np.array([0.0, 0.0, 1.0, 1.0]), found_at=time.perf_counter(), source="initial")
+    threading.Thread(target=portfolio.early.collect, args=(threading.Event(),)).start()
+    portfolio.outbox.put(("found", 3, OPTIMUM, 23.0, time.perf_counter(), 0, 0, None))
+    portfolio.early.wait_found(5.0)
+    portfolio.take_early(incumbent)
+    assert incumbent.objective == 23 and portfolio.early_improvements[3] == 1
+    assert portfolio.allocation.slice_gain == {1: 0.0, 2: 0.0, 3: pytest.approx(8 / 23)}
+
+
 def test_an_auto_portfolio_pauses_and_stops_every_worker_at_the_time_limit(monkeypatch):
     monkeypatch.setattr(allocation, "SLICE", 1.0)  # several decisions within the run
     result = solve(

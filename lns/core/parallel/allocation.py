@@ -16,6 +16,10 @@ max(|f_old|, |f_new|)``), per second it held a slot.
   counts most), a worker not yet tried first; every :data:`EXPLORE`-th decision a slot goes
   to the worker that waited longest instead.
 
+The slices begin when the LNS workers start (:meth:`Allocation.begin`); before the first
+solution the workers of other kinds all search for one (:mod:`lns.core.parallel.early`), from it
+on only those that hold a slot (:meth:`Allocation.prefer`).
+
 With a prior (:mod:`lns.core.parallel.prior`: a weight per worker, from the kinds that did
 well on similar problems) the workers first hold the slots in the order of their weights, and a
 worker whose weight is below :data:`DEFER_BELOW` is not tried before the others: it waits for
@@ -83,6 +87,17 @@ class Allocation:
         self.slice_gain = dict.fromkeys(self.candidates, 0.0)
         self.decisions = 0
         self.since = time.perf_counter()
+
+    def prefer(self, first: list) -> None:
+        """Before the slices begin: the workers of ``first`` that are candidates hold the slots
+        before the others (in the order of the weights)."""
+        first = [w for w in self.candidates if w in first]
+        order = first + [w for w in self.candidates if w not in first]
+        self.holding = order[: len(self.holding)]
+
+    def begin(self, now: float) -> None:
+        """The first slice starts at ``now``."""
+        self.since = now
 
     def paused(self) -> set[int]:
         """The candidates that do not hold a slot now."""

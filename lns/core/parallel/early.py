@@ -4,8 +4,12 @@ The LNS workers need an incumbent; CP-SAT, Local-MIP and SCIP do not. While the 
 looks for the first solution (:mod:`lns.core.search.start`), :class:`EarlyStart` starts those
 workers without one and collects what they send. A solution of theirs calls ``on_found``,
 with which the caller ends its start search while that has none of its own; the solutions are
-checked and offered to the incumbent (:meth:`EarlyStart.offer`) before the LNS workers start,
-and the other messages are handed to the exchange that follows.
+checked and offered to the incumbent (:meth:`lns.core.parallel.portfolio.Portfolio.take_early`)
+before the LNS workers start, and the other messages are handed to the exchange that follows.
+
+Once a first solution exists (the start search's or an early worker's), only as many of them
+keep running as the allocation has slots (:meth:`EarlyStart.pause`): the start search goes on
+until its stall rule ends it, and more processes than cores would slow it down.
 """
 
 from __future__ import annotations
@@ -43,13 +47,27 @@ class EarlyStart:
         self.on_found: Callable[[], object] | None = None
         self.messages: list = []
         self.found = threading.Event()
+        self.paused: set = set()
+        self._begun = False
+        self._lock = threading.Lock()
         self._ending = threading.Event()
         self._ended = threading.Event()
 
     def begin(self) -> None:
-        """Start the workers without an incumbent."""
-        for worker in self.workers:
-            self.inboxes[worker].put(("start", None, None, True))
+        """Start the workers without an incumbent (those :meth:`pause` named, paused)."""
+        with self._lock:
+            self._begun = True
+            for worker in self.workers:
+                self.inboxes[worker].put(("start", None, None, worker not in self.paused))
+
+    def pause(self, workers: set) -> None:
+        """Pause ``workers`` (before or after :meth:`begin`): a first solution exists, and the
+        allocation gives them no core."""
+        with self._lock:
+            for worker in sorted(set(workers) - self.paused):
+                self.paused.add(worker)
+                if self._begun:
+                    self.inboxes[worker].put(("pause",))
 
     def collect(self, closing: threading.Event) -> None:
         """Keep the workers' messages until :meth:`end` (or ``closing``); run in a thread."""

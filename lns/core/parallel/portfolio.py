@@ -54,7 +54,7 @@ from lns.core.problem.mip import Problem
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.loop import stop_state
 from lns.core.search.params import LoopParams, SizeParams, SubSolveParams
-from lns.core.search.result import WorkerStats
+from lns.core.search.result import Callback, WorkerStats
 from lns.core.search.stop import Stop, StopReason, StopState
 
 log = logging.getLogger("lns")
@@ -180,6 +180,8 @@ class Portfolio:
         self.early = EarlyStart(self.outbox, self.inboxes, others) if wanted else None
         self.early_improvements = [0] * len(self.specs)
         self.early_messages: list = []
+        self._settling = threading.Lock()
+        self._settled = False
 
     def __enter__(self) -> Portfolio:
         self.start()
@@ -257,8 +259,25 @@ class Portfolio:
                 self.early_messages.append(message)
                 continue
             worker, x, _, found_at, *_ = message[1:]
+            before = incumbent.objective
             if incumbent.offer(x, found_at=found_at, source=self.source(worker)):
                 self.early_improvements[worker] += 1
+                if self.allocation is not None and before is not None:
+                    self.allocation.credit(worker, _gain(before, incumbent.objective))
+
+    def settle(self) -> None:
+        """At the first solution (once; from any thread): the early workers hold the slots
+        first, since the LNS workers wait for the start search's end; those without a slot
+        pause. Their time until the LNS workers start is not counted as held."""
+        allocation = self.allocation
+        if allocation is None or self.early is None:
+            return
+        with self._settling:
+            if self._settled:
+                return
+            self._settled = True
+            allocation.prefer(self.early.workers)
+            self.early.pause(set(self.early.workers) & allocation.paused())
 
     def run(self, incumbent: Incumbent) -> tuple[list, StopReason]:
         """Improve ``incumbent`` (holding a first solution) with the workers until they end.
@@ -324,6 +343,17 @@ class Portfolio:
                 inbox.put(message)
 
 
+class SettleAtFirstSolution(Callback):
+    """Added to the main process's incumbent during the start search: its first solution
+    begins the portfolio's allocation (:meth:`Portfolio.settle`)."""
+
+    def __init__(self, portfolio: Portfolio):
+        self.portfolio = portfolio
+
+    def on_improvement(self, improvement) -> None:
+        self.portfolio.settle()
+
+
 class _Exchange:
     """The main process's side of one :meth:`Portfolio.run`: it receives, checks and passes on."""
 
@@ -334,7 +364,10 @@ class _Exchange:
         self.pending: dict = {}
         self.finals: dict = {}
         self.reason: StopReason | None = None
+        portfolio.settle()
         allocation = portfolio.allocation
+        if allocation is not None:
+            allocation.begin(time.perf_counter())
         self.paused = allocation.paused() if allocation is not None else set()
         early = portfolio.early.workers if portfolio.early is not None else {}
         for worker, inbox in enumerate(portfolio.inboxes):
@@ -391,6 +424,14 @@ class _Exchange:
         self._pause_resume(pause, resume)
 
     def _pause_resume(self, pause: set, resume: set) -> None:
+        if pause or resume:
+            log.debug(
+                "%s: at %.1f s the cores go from %s to %s",
+                self.portfolio.problem.name,
+                self.incumbent.elapsed(),
+                self._labels(pause),
+                self._labels(resume),
+            )
         self._send(("pause",), pause & self.live)
         self.paused = (self.paused | pause) - resume
         incumbent = self.incumbent
@@ -467,6 +508,10 @@ class _Exchange:
 
     def _source(self, worker: int, arm: str | None = None) -> str:
         return self.portfolio.source(worker, arm)
+
+    def _labels(self, workers: set) -> str:
+        specs = self.portfolio.specs
+        return ", ".join(f"{w} ({specs[w].label})" for w in sorted(workers)) or "none"
 
     def _send(self, message: tuple, workers: set) -> None:
         for worker in sorted(workers):

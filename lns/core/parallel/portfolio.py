@@ -344,8 +344,8 @@ class Portfolio:
 
 
 class SettleAtFirstSolution(Callback):
-    """Added to the main process's incumbent during the start search: its first solution
-    begins the portfolio's allocation (:meth:`Portfolio.settle`)."""
+    """Added to the main process's incumbent during the start search: at its first solution
+    the early workers without a slot pause (:meth:`Portfolio.settle`)."""
 
     def __init__(self, portfolio: Portfolio):
         self.portfolio = portfolio

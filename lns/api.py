@@ -426,7 +426,6 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
         loop=params.loop,
     )
     settle = SettleAtFirstSolution(portfolio)
-    run.incumbent.callbacks.append(settle)
     try:
         with portfolio:
             solver = _sub_solver(run)
@@ -434,14 +433,15 @@ def _parallel_lns(run: _Run, selector: Selector, workers: int, mix) -> None:
                 portfolio.early.on_found = functools.partial(
                     _end_start_without_solution, run, solver
                 )
-            started = _start(run, selector, solver)
-            run.incumbent.callbacks.remove(settle)
+            run.incumbent.callbacks.append(settle)
+            try:
+                started = _start(run, selector, solver)
+            finally:
+                run.incumbent.callbacks.remove(settle)
             portfolio.take_early(run.incumbent, wait=run.time_left())
             if started or _found_early(run):
                 run.records, run.reason = portfolio.run(run.incumbent)
     finally:
-        if settle in run.incumbent.callbacks:
-            run.incumbent.callbacks.remove(settle)
         run.worker_stats = portfolio.workers
     log.info(
         "%s: %d workers, %.3fs of exchange in the main process",

@@ -262,8 +262,15 @@ class Portfolio:
             before = incumbent.objective
             if incumbent.offer(x, found_at=found_at, source=self.source(worker)):
                 self.early_improvements[worker] += 1
-                if self.allocation is not None and before is not None:
-                    self.allocation.credit(worker, _gain(before, incumbent.objective))
+                self.credit(worker, before, incumbent.objective)
+
+    def credit(self, worker: int, before: float | None, after: float | None) -> None:
+        """``worker``'s solution took the shared incumbent from ``before`` to ``after``: it
+        earns the relative improvement ``|before - after| / max(|before|, |after|)`` in the
+        allocation (a first solution earns nothing)."""
+        if self.allocation is not None and before is not None and after is not None:
+            gain = abs(before - after) / max(abs(before), abs(after), 1e-9)
+            self.allocation.credit(worker, gain)
 
     def settle(self) -> None:
         """At the first solution (once; from any thread): the early workers hold the slots
@@ -452,8 +459,7 @@ class _Exchange:
         source = self._source(worker, arm)
         if incumbent.offer(x, found_at=found_at, source=source, iteration=iteration, size=size):
             self.improvements[worker] += 1
-            if self.portfolio.allocation is not None:
-                self.portfolio.allocation.credit(worker, _gain(before, incumbent.objective))
+            self.portfolio.credit(worker, before, incumbent.objective)
             others = self.live - {worker} - self.paused
             self._send(("incumbent", incumbent.x, incumbent.objective), others)
         elif self.portfolio.problem.is_better(objective, incumbent.objective, 0.0):
@@ -587,13 +593,6 @@ def _allocation(
         raise UnknownNameError("allocation rule", rule, tuple(RULES))
     cores = count if cores is None else max(1, min(cores, count))
     return Allocation(list(range(1, count)), cores - 1, RULES[rule](), weights=weights)
-
-
-def _gain(before: float | None, after: float | None) -> float:
-    """The relative improvement from objective ``before`` to ``after``."""
-    if before is None or after is None:
-        return 1.0
-    return abs(before - after) / max(abs(before), abs(after), 1e-9)
 
 
 def _time_state(incumbent: Incumbent) -> StopState:

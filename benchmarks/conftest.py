@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from instances.bundled import resolve_instance
-from instances.generators import ProblemClass, instance_rng, problem_class
+from instances.generators import CLASSES, ProblemClass, instance_rng, problem_class
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
@@ -100,12 +100,17 @@ def measure(benchmark, mode: Mode) -> Callable:
     return run
 
 
-def graph_class(name: str) -> tuple[ProblemClass, int] | None:
-    """The generator class and number of nodes of a generated instance's name (``mis-6000``), or
-    ``None`` for another name."""
-    kind, _, nodes = name.partition("-")
-    if kind in ("mis", "mvc") and nodes.isdigit():
-        return problem_class(kind), int(nodes)
+def generated(name: str) -> tuple[ProblemClass, object] | None:
+    """The generator class and parameters of a generated instance's name, or ``None`` for another
+    name: ``mis-6000`` (a graph class and its number of nodes, the ``small`` preset otherwise) or
+    ``sc-large`` (a class and one of its presets)."""
+    kind, _, size = name.partition("-")
+    if kind in ("mis", "mvc") and size.isdigit():
+        cls = problem_class(kind)
+        return cls, cls.params("small", n_nodes=int(size))
+    if kind in CLASSES and size in ("small", "large"):
+        cls = problem_class(kind)
+        return cls, cls.params(size)
     return None
 
 
@@ -113,18 +118,17 @@ def graph_class(name: str) -> tuple[ProblemClass, int] | None:
 def problem_of() -> Callable[[str], Problem]:
     """``problem_of(name)``: an instance, made once per session.
 
-    ``name`` is a bundled instance (``air05``, ``roll3000``) or a generated graph problem,
-    ``mis-6000`` or ``mvc-1000``: the class and its number of nodes, instance 0 (seed 0) of the
-    class's ``small`` preset with that many nodes.
+    ``name`` is a bundled instance (``air05``, ``roll3000``) or a generated one (:func:`generated`:
+    ``mis-6000``, ``sc-large``), instance 0 (seed 0) of its class with those parameters.
     """
 
     @functools.cache
     def of(name: str) -> Problem:
-        generated = graph_class(name)
-        if generated is None:
+        made = generated(name)
+        if made is None:
             return read_problem(resolve_instance(name))
-        cls, nodes = generated
-        return cls.generate(cls.params("small", n_nodes=nodes), instance_rng(0, 0), name)
+        cls, params = made
+        return cls.generate(params, instance_rng(0, 0), name)
 
     return of
 
@@ -137,7 +141,7 @@ def path_of(problem_of, tmp_path_factory) -> Callable[[str], Path]:
 
     @functools.cache
     def of(name: str) -> Path:
-        if graph_class(name) is None:
+        if generated(name) is None:
             return resolve_instance(name)
         return problem_of(name).write(folder / f"{name}.mps.gz")
 

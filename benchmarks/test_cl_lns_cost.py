@@ -1,8 +1,9 @@
 """What CL-LNS costs: its start-up part by part, its calls, and the run to its first neighborhood.
 
-``CL-LNS parts``: on generated independent-set and vertex-cover instances (the classes of the
-shipped ``mis`` and ``mvc`` models), each part of the selector's start-up and of one call, timed
-alone in this process (BLAS limited to one thread, as the selector runs): the checkpoint read
+``CL-LNS parts``: on generated independent-set and vertex-cover instances and a set cover of
+twice the paper's size (``sc-large``), each with its class's shipped model, each part of the
+selector's start-up and of one call, timed alone in this process (BLAS limited to one thread, as
+the selector runs): the checkpoint read
 (numpy, no torch), the root LP and static features (once per problem), the graph cache (once per
 problem), the dynamic features and the numpy inference (per call), a whole selector call that
 scores anew and one whose scores are reused (after an iteration without improvement), and one
@@ -56,6 +57,7 @@ INSTANCES = [
     pytest.param("mis-6000", marks=pytest.mark.full),
     pytest.param("mvc-500", marks=pytest.mark.full),
     pytest.param("mvc-1000", marks=pytest.mark.full),
+    pytest.param("sc-large", marks=pytest.mark.full),
 ]
 
 

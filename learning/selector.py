@@ -23,6 +23,7 @@ import atexit
 import contextlib
 import importlib
 import logging
+import math
 import threading
 import time
 import weakref
@@ -51,6 +52,8 @@ log = logging.getLogger("lns")
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 #: The draws of :class:`CLLNS` after a neighborhood that did not improve (``after_failure``).
 AFTER_FAILURE = ("sample", "greedy")
+#: What :class:`CLLNS` does before its features are ready (``until_ready``).
+UNTIL_READY = ("random", "wait")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -251,6 +254,13 @@ class CLLNS(Selector):
         top-scored variables again, the same scores and 2% more of them (the size rule's
         growth), so nearly the neighborhood that just failed, until the size cap switches to
         sampling. On a new incumbent both take the top-scored variables.
+    until_ready : {"random", "wait"}
+        The calls of a run with a deadline while :meth:`check`'s thread still computes the
+        static features and the graph: ``"random"`` (the default) draws a uniformly random
+        neighborhood at once, so that the search goes on meanwhile (on a large problem the root
+        LP and the graph can take much of a short budget); ``"wait"`` (the paper's) waits for
+        them. A run without a deadline (an iteration limit) always waits,
+        so that it repeats exactly.
 
     Raises
     ------
@@ -262,7 +272,8 @@ class CLLNS(Selector):
     -----
     ``Neighborhood.info`` holds ``"sampled"`` (whether the sampling rule chose: at the cap, or
     after a failure with ``after_failure="sample"``), ``"feature_time"``, ``"inference_time"``
-    (seconds of this call; the first call's features include the root LP) and ``"cached"``.
+    (seconds of this call; the first call's features include the root LP), ``"cached"`` and
+    ``"random"`` (drawn at random while the features were not ready: ``until_ready``).
     The network's input depends only on the problem, the incumbent and the incumbent history,
     so after an iteration that did not improve, the scores are those of the previous call:
     they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
@@ -287,10 +298,13 @@ class CLLNS(Selector):
         lp_time_limit: float = 60.0,
         threads: int | None = 1,
         after_failure: str = "sample",
+        until_ready: str = "random",
     ):
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
-        self.after_failure = after_failure
+        if until_ready not in UNTIL_READY:
+            raise UnknownNameError("cl_lns until_ready rule", until_ready, UNTIL_READY)
+        self.after_failure, self.until_ready = after_failure, until_ready
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -316,6 +330,7 @@ class CLLNS(Selector):
         self._graph: GraphCache | None = None
         self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
         self._scored_at = -1  # the iteration of the last call that returned a neighborhood
+        self._random_calls = 0  # since the last call with scores
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
     def __getstate__(self) -> dict:
@@ -538,17 +553,42 @@ class CLLNS(Selector):
                 observation.variable_features, observation.constraint_features, self._graph
             )
 
+    def _features_pending(self, state: SearchState) -> bool:
+        """Whether this call draws at random: ``until_ready="random"``, a deadline, and the
+        static features and graph of ``state.problem`` still computed by :meth:`check`'s thread."""
+        prefetch = self.prefetch
+        return (
+            self.until_ready == "random"
+            and math.isfinite(state.deadline)
+            and (self._problem is not state.problem or self._extractor is None)
+            and prefetch is not None
+            and prefetch.problem is state.problem
+            and prefetch.is_alive()
+        )
+
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
+        candidates = state.problem.integer_indices
+        if self._features_pending(state):
+            self._random_calls += 1
+            chosen = rng.choice(candidates, size=min(size, len(candidates)), replace=False)
+            info = {"sampled": False, "random": True, **self._last}
+            return Neighborhood(np.sort(chosen), info=info)
+        if self._random_calls:
+            log.info(
+                "%s: cl_lns's features ready after %d random neighborhoods",
+                state.problem.name,
+                self._random_calls,
+            )
+            self._random_calls = 0
         failed = self._failed(state)
         scores = None if self._stopped(state) else self.scores(state, size)
-        info = {"sampled": False, **self._last}
+        info = {"sampled": False, "random": False, **self._last}
         if scores is None:
             return Neighborhood(
                 np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
             )
         self._scored_at = state.iteration
-        candidates = state.problem.integer_indices
         scores = scores[candidates]
         size = min(size, len(candidates))
         sampled = state.at_cap or (failed and self.after_failure == "sample")

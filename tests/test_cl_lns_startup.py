@@ -248,7 +248,7 @@ def test_a_local_folder_does_not_shadow_a_shipped_model(tmp_path, monkeypatch):
 def test_first_call_stops_at_the_deadline_on_a_slow_lp():
     """dano3mip's root LP takes far longer than the 0.5 s left: the call returns in time, empty."""
     problem = read_problem(miplib("dano3mip"))
-    selector = CLLNS("mis")
+    selector = CLLNS("mis", until_ready="wait")
     selector.check(problem)
     state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 0.5)
     neighborhood = selector(state, 10, np.random.default_rng(0))
@@ -361,13 +361,48 @@ def test_the_first_call_builds_the_graph_cache_while_the_root_lp_is_solved(monke
             graph_built.set(),
         )[0],
     )
-    selector, problem = CLLNS("mis"), tiny("mis")
+    selector, problem = CLLNS("mis", until_ready="wait"), tiny("mis")
     selector.check(problem)
     assert lp_started.wait(30)
     state = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 30)
     selector.setup(problem)
     assert len(selector(state, 3, np.random.default_rng(0)).free) == 3
     assert events == ["lp started", "graph built in MainThread", "lp solved"]
+
+
+def test_calls_before_the_features_are_ready_draw_at_random_in_a_run_with_a_deadline(
+    monkeypatch, caplog
+):
+    """While the prefetch solves the root LP (a fake slow one, released by the test), a call
+    with a deadline draws a random neighborhood at once; a call without one (an iteration
+    limit) waits, so that it repeats exactly; once the features are there, the model scores."""
+    release, started = threading.Event(), threading.Event()
+    solve_lp = learning.features.solve_root_lp
+
+    def slow_lp(*args, **kwargs):
+        started.set()
+        release.wait(30)
+        return solve_lp(*args, **kwargs)
+
+    monkeypatch.setattr(learning.features, "solve_root_lp", slow_lp)
+    selector, problem = CLLNS("mis"), tiny("mis")
+    selector.check(problem)
+    assert started.wait(30)
+    incumbent = np.zeros(problem.n_vars)
+    timed = SearchState(problem, incumbent, 0.0, deadline=time.perf_counter() + 30)
+    draws = [selector(timed, 5, np.random.default_rng(seed)) for seed in range(2)]
+    assert [n.info["random"] for n in draws] == [True, True]
+    assert [len(n.free) for n in draws] == [5, 5]
+    assert not np.array_equal(draws[0].free, draws[1].free)  # the generator's draws
+    assert selector.prefetch.is_alive()
+    untimed = SearchState(problem, incumbent, 0.0, iteration=2)
+    threading.Timer(0.3, release.set).start()
+    with caplog.at_level(logging.INFO, logger="lns"):
+        scored = selector(untimed, 5, np.random.default_rng(0))
+    assert not scored.info["random"] and scored.info["inference_time"] > 0
+    assert not selector.prefetch.is_alive()
+    assert "features ready after 2 random neighborhoods" in caplog.text
+    assert not selector(timed, 5, np.random.default_rng(0)).info["random"]
 
 
 def test_cl_lns_runs_on_portfolio_workers():

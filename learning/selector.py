@@ -259,8 +259,8 @@ class CLLNS(Selector):
         static features and the graph: ``"random"`` (the default) draws a uniformly random
         neighborhood at once, so that the search goes on meanwhile (on a large problem the root
         LP and the graph can take much of a short budget); ``"wait"`` (the paper's) waits for
-        them. A run without a deadline (an iteration limit) always waits,
-        so that it repeats exactly.
+        them. A run without a deadline (an iteration limit) always waits, so that it repeats
+        exactly.
 
     Raises
     ------

@@ -39,7 +39,8 @@ class RecordingCLLNS(CLLNS):
     def __call__(self, state, size, rng):
         neighborhood = super().__call__(state, size, rng)
         free = set(np.asarray(neighborhood.free).tolist())
-        if self._cache is not None and not self._last.get("cached", False):
+        if neighborhood.info.get("inference_time", 0.0) > 0:
+            assert self._cache is not None, "a call that inferred keeps its scores"
             integers = state.problem.integer_indices
             scores = self._cache[2][integers]
             k = min(max(len(free), 1), len(scores))

@@ -560,7 +560,6 @@ class CLLNS(Selector):
         return (
             self.until_ready == "random"
             and math.isfinite(state.deadline)
-            and (self._problem is not state.problem or self._extractor is None)
             and prefetch is not None
             and prefetch.problem is state.problem
             and prefetch.is_alive()

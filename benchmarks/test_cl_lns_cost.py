@@ -84,7 +84,7 @@ class Parts:
         contents = read_checkpoint(self.path)
         self.policy = NumpyPolicy(contents["state_dict"], contents["model_config"])
         self.extractor = FeatureExtractor(problem)
-        self.cache = graph_cache(self.policy, problem, self.extractor.edges)
+        self.cache = graph_cache(self.policy, self.extractor.edges)
         self.observation = self.extractor.observe(start, [start, start])
         self.selector = CLLNS(checkpoint)
         self.selector.setup(problem)
@@ -132,7 +132,7 @@ class Parts:
 PARTS = {
     "checkpoint read (no torch)": (lambda p: read_checkpoint(p.path), None),
     "root LP and static features": (lambda p: FeatureExtractor(p.problem), None),
-    "graph cache": (lambda p: graph_cache(p.policy, p.problem, p.extractor.edges), None),
+    "graph cache": (lambda p: graph_cache(p.policy, p.extractor.edges), None),
     "dynamic features": (lambda p: p.extractor.observe(p.start, [p.start, p.start]), None),
     "inference, numpy": (
         lambda p: p.policy.scores(
@@ -260,7 +260,7 @@ def top_scores(problem: Problem, policy: NumpyPolicy, extractor: FeatureExtracto
     """The 20 % of the variables ``policy`` scores highest at an all-zero incumbent."""
     zero = np.zeros(problem.n_vars)
     observation = extractor.observe(zero, [zero, zero])
-    cache = graph_cache(policy, problem, extractor.edges)
+    cache = graph_cache(policy, extractor.edges)
     scores = policy.scores(observation.variable_features, observation.constraint_features, cache)
     return set(np.argsort(-scores, kind="stable")[: max(1, int(0.2 * problem.n_vars))].tolist())
 

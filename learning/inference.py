@@ -15,7 +15,8 @@ it, with source ``j`` and target ``i`` of each edge and ``H`` heads of ``C`` cha
     h'_i = \\Big\\Vert_{heads} \\sum_j \\alpha_{ij} W_l h_j + b,
 
 per head; a target without edges gets ``b``. :class:`GraphCache` keeps what depends only on the
-problem (edge order, edge embeddings and their attention projections) between calls.
+problem (the edges sorted by target, their standardized features) between calls; the edge
+embeddings and everything else with a row per edge are computed block by block of edges.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 
 def _linear(x: np.ndarray, state: dict, name: str) -> np.ndarray:
@@ -45,57 +45,80 @@ def _mlp(x: np.ndarray, state: dict, name: str, final_activation: bool) -> np.nd
     return x
 
 
+#: Edges per block of :meth:`NumpyPolicy._attention`: its arrays of one row per edge and
+#: ``H * C`` columns are of one block (4 MB at 64 columns), not of every edge; whole-graph ones
+#: (a gigabyte per array at four million edges) spent more time faulting fresh pages in than
+#: computing.
+BLOCK_EDGES = 16384
+
+
 @dataclass
 class _Direction:
-    """The edges of one message-passing direction, sorted by target.
+    """The edges of one message-passing direction, sorted by target, in blocks of whole targets.
 
     Attributes
     ----------
     source, target : numpy.ndarray of int, shape (E,)
         Endpoints of the sorted edges.
-    order : numpy.ndarray of int, shape (E,)
-        Position of each sorted edge in the graph's edge list.
+    edge_features : numpy.ndarray of float32, shape (E, F)
+        The standardized features of the sorted edges.
     starts : numpy.ndarray of int
         First sorted edge of each target that has edges (the segments of the softmax).
     segment : numpy.ndarray of int, shape (E,)
         Segment of each sorted edge.
-    gather : scipy.sparse.csr_matrix, shape (targets, E)
-        Sums the rows of an edge array into their targets.
+    blocks : numpy.ndarray of int
+        The first edge of each block, then ``E``: each block holds whole segments, of about
+        ``block_edges`` edges (a segment longer than that is a block alone).
+    block_segments : numpy.ndarray of int
+        The first segment of each block, then the number of segments.
     """
 
     source: np.ndarray
     target: np.ndarray
-    order: np.ndarray
+    edge_features: np.ndarray
     starts: np.ndarray
     segment: np.ndarray
-    gather: sp.csr_matrix
+    blocks: np.ndarray
+    block_segments: np.ndarray
 
     @classmethod
-    def of(cls, source: np.ndarray, target: np.ndarray, n_targets: int) -> _Direction:
+    def of(
+        cls,
+        source: np.ndarray,
+        target: np.ndarray,
+        edge_features: np.ndarray,
+        block_edges: int,
+    ) -> _Direction:
         order = np.argsort(target, kind="stable")
         source, target = source[order], target[order]
         first = np.r_[True, target[1:] != target[:-1]] if len(target) else np.zeros(0, dtype=bool)
-        gather = sp.csr_matrix(
-            (np.ones(len(target), dtype=np.float32), (target, np.arange(len(target)))),
-            shape=(n_targets, len(target)),
+        starts = np.flatnonzero(first)
+        # The segment start at or before each multiple of block_edges opens a block.
+        wanted = np.arange(0, len(target), block_edges)
+        opening = np.unique(starts[np.searchsorted(starts, wanted, side="right") - 1])
+        blocks = np.r_[opening, len(target)] if len(target) else np.zeros(1, dtype=np.int64)
+        return cls(
+            source,
+            target,
+            np.ascontiguousarray(edge_features[order]),
+            starts,
+            np.cumsum(first) - 1,
+            blocks,
+            np.searchsorted(starts, blocks),
         )
-        return cls(source, target, order, np.flatnonzero(first), np.cumsum(first) - 1, gather)
 
 
 @dataclass
 class GraphCache:
-    """The static part of a graph: edges per direction and their projected embeddings.
+    """The static part of a graph: its edges per direction, sorted and standardized.
 
     Attributes
     ----------
     to_constraints, to_variables : _Direction
-    edge_terms : dict
-        ``W_e f`` of every edge in the direction's order, shape (E, H * C), per attention pass.
     """
 
     to_constraints: _Direction
     to_variables: _Direction
-    edge_terms: dict
 
 
 class NumpyPolicy:
@@ -123,6 +146,15 @@ class NumpyPolicy:
             ).reshape(-1, self.heads)
             for name in self.PASSES
         }
+        # The edge embedding is linear: W_e (W x + b) = (W_e W) x + W_e b, over F columns, not 64.
+        weight, bias = self.state["edge_embedding.weight"], self.state["edge_embedding.bias"]
+        self.edge_projections = {}
+        for name in self.PASSES:
+            projection = self.state[f"{name}.conv.lin_edge.weight"]
+            self.edge_projections[name] = (
+                np.ascontiguousarray((projection @ weight).T),
+                projection @ bias,
+            )
 
     def _standardize(self, x: np.ndarray, block: str) -> np.ndarray:
         mean, std = self.state[f"{block}_norm.mean"], self.state[f"{block}_norm.std"]
@@ -132,52 +164,65 @@ class NumpyPolicy:
         self,
         edge_index: np.ndarray,
         edge_features: np.ndarray,
-        n_variables: int,
-        n_constraints: int,
+        block_edges: int = BLOCK_EDGES,
     ) -> GraphCache:
         """What :meth:`logits` reuses for every observation of one graph.
 
-        ``edge_index`` row 0 holds the constraint node of each edge, row 1 its variable.
+        ``edge_index`` row 0 holds the constraint node of each edge, row 1 its variable;
+        ``block_edges``: the edges of a block of the attention (:data:`BLOCK_EDGES`).
         """
         edges = self._standardize(edge_features, "edge")
         constraint, variable = np.asarray(edge_index[0]), np.asarray(edge_index[1])
-        to_constraints = _Direction.of(variable, constraint, n_constraints)
-        to_variables = _Direction.of(constraint, variable, n_variables)
-        # The edge embedding is linear: W_e (W x + b) = (W_e W) x + W_e b, over F columns, not 64.
-        weight, bias = self.state["edge_embedding.weight"], self.state["edge_embedding.bias"]
-        terms = {}
-        for name, direction in zip(self.PASSES, (to_constraints, to_variables), strict=True):
-            projection = self.state[f"{name}.conv.lin_edge.weight"]
-            terms[name] = edges[direction.order] @ (projection @ weight).T + projection @ bias
-        return GraphCache(to_constraints, to_variables, terms)
+        return GraphCache(
+            _Direction.of(variable, constraint, edges, block_edges),
+            _Direction.of(constraint, variable, edges, block_edges),
+        )
 
     def _attention(
-        self,
-        name: str,
-        source: np.ndarray,
-        target: np.ndarray,
-        direction: _Direction,
-        edge_term: np.ndarray,
+        self, name: str, source: np.ndarray, target: np.ndarray, direction: _Direction
     ) -> np.ndarray:
-        """One :class:`learning.model._AttentionPass`: GATv2 aggregate, then the update MLP."""
+        """One :class:`learning.model._AttentionPass`: GATv2 aggregate, then the update MLP.
+
+        Block by block of whole targets (:attr:`_Direction.blocks`), in two buffers of the
+        largest block's rows: ``W_l h_j``, and ``z`` then the messages.
+        """
         s = self.state
         left = _linear(source, s, f"{name}.conv.lin_l")
         right = _linear(target, s, f"{name}.conv.lin_r")
         aggregate = np.zeros_like(right)
-        if len(direction.source):
-            left_j = np.take(left, direction.source, axis=0)
-            z = np.take(right, direction.target, axis=0)
-            z += left_j
-            z += edge_term
-            leaky_relu = np.maximum if self.negative_slope <= 1 else np.minimum
-            leaky_relu(z, self.negative_slope * z, out=z)
-            energy = z @ self.head_sums[name]
-            energy = np.exp(
-                energy - np.maximum.reduceat(energy, direction.starts)[direction.segment]
+        edge_weight, edge_bias = self.edge_projections[name]
+        head_sums = self.head_sums[name]
+        leaky_relu = np.maximum if self.negative_slope <= 1 else np.minimum
+        blocks, block_segments = direction.blocks, direction.block_segments
+        rows = int(np.max(np.diff(blocks), initial=0))
+        left_j = np.empty((rows, left.shape[1]), dtype=np.float32)
+        z = np.empty_like(left_j)
+        for block in range(len(blocks) - 1):
+            low, high = blocks[block], blocks[block + 1]
+            first, last = block_segments[block], block_segments[block + 1]
+            size = high - low
+            block_left, block_z = left_j[:size], z[:size]
+            np.take(left, direction.source[low:high], axis=0, out=block_left)
+            np.matmul(direction.edge_features[low:high], edge_weight, out=block_z)
+            block_z += edge_bias
+            block_z += right[direction.target[low:high]]
+            block_z += block_left
+            leaky_relu(block_z, self.negative_slope * block_z, out=block_z)
+            energy = block_z @ head_sums
+            local_starts = direction.starts[first:last] - low
+            local_segment = direction.segment[low:high] - first
+            energy -= np.maximum.reduceat(energy, local_starts)[local_segment]
+            np.exp(energy, out=energy)
+            energy /= np.add.reduceat(energy, local_starts)[local_segment]
+            messages = block_z.reshape(size, self.heads, self.channels)
+            np.multiply(
+                block_left.reshape(size, self.heads, self.channels),
+                energy[:, :, None],
+                out=messages,
             )
-            alpha = energy / (direction.gather @ energy)[direction.target]
-            aggregate = direction.gather @ (left_j * np.repeat(alpha, self.channels, axis=1))
-        aggregate = aggregate + s[f"{name}.conv.bias"]
+            targets = direction.target[direction.starts[first:last]]
+            aggregate[targets] = np.add.reduceat(block_z, local_starts)
+        aggregate += s[f"{name}.conv.bias"]
         return _mlp(
             np.concatenate([aggregate, target], axis=1), s, f"{name}.update", final_activation=True
         )
@@ -198,14 +243,12 @@ class NumpyPolicy:
             variables,
             constraints,
             cache.to_constraints,
-            cache.edge_terms["variable_to_constraint"],
         )
         variables = self._attention(
             "constraint_to_variable",
             constraints,
             variables,
             cache.to_variables,
-            cache.edge_terms["constraint_to_variable"],
         )
         return _mlp(variables, s, "output", final_activation=False)[:, 0]
 

@@ -207,14 +207,12 @@ class _Prefetch(threading.Thread):
             return
         with self._graph_lock:
             if self.graph is None and not self.cancel.is_set():
-                self.graph = graph_cache(self.policy, self.problem, self.edges)
+                self.graph = graph_cache(self.policy, self.edges)
 
 
-def graph_cache(policy: NumpyPolicy, problem: Problem, edges: GraphEdges) -> GraphCache:
-    """``policy``'s cache of the graph of ``problem`` with ``edges``."""
-    return policy.graph_cache(
-        edges.edge_index, edges.edge_features, problem.n_vars, edges.matrix.shape[0]
-    )
+def graph_cache(policy: NumpyPolicy, edges: GraphEdges) -> GraphCache:
+    """``policy``'s cache of the graph of a problem with ``edges``."""
+    return policy.graph_cache(edges.edge_index, edges.edge_features)
 
 
 def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
@@ -502,7 +500,7 @@ class CLLNS(Selector):
         if self._stopped(state):
             return None
         began = time.perf_counter()
-        scores = self._infer(state.problem, self._extractor, observation)
+        scores = self._infer(self._extractor, observation)
         self._last["inference_time"] = time.perf_counter() - began
         self._cache = ([np.array(a, copy=True) for a in inputs], radius, scores)
         return scores.copy()
@@ -533,9 +531,7 @@ class CLLNS(Selector):
             and np.array_equal(self._cache[0][0], state.incumbent)
         )
 
-    def _infer(
-        self, problem: Problem, extractor: FeatureExtractor, observation: Observation
-    ) -> np.ndarray:
+    def _infer(self, extractor: FeatureExtractor, observation: Observation) -> np.ndarray:
         """The policy's scores of ``observation``; the graph is built once per problem."""
         assert self._policy is not None, "check() loads a model"
         with self._blas_threads():
@@ -548,7 +544,7 @@ class CLLNS(Selector):
                 ):
                     self._graph = prefetched.graph
                 else:
-                    self._graph = graph_cache(self._policy, problem, extractor.edges)
+                    self._graph = graph_cache(self._policy, extractor.edges)
             return self._policy.scores(
                 observation.variable_features, observation.constraint_features, self._graph
             )

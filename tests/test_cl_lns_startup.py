@@ -22,7 +22,7 @@ from helpers import knapsack, miplib
 from instances.generators.registry import CLASSES
 from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import FeatureExtractor
-from learning.inference import NumpyPolicy
+from learning.inference import BLOCK_EDGES, NumpyPolicy
 from learning.problem_class import detect_class
 from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
 from lns import SolveParams
@@ -99,21 +99,19 @@ def _tiny_observation():
     return problem, FeatureExtractor(problem).observe(x, [np.zeros(problem.n_vars)])
 
 
-def _numpy_logits_and_scores(path, observation, n_variables):
+def _numpy_logits_and_scores(path, observation, block_edges=BLOCK_EDGES):
     checkpoint = read_checkpoint(path)
     policy = NumpyPolicy(checkpoint["state_dict"], checkpoint["model_config"])
-    cache = policy.graph_cache(
-        observation.edge_index,
-        observation.edge_features,
-        n_variables,
-        len(observation.constraint_features),
-    )
+    cache = policy.graph_cache(observation.edge_index, observation.edge_features, block_edges)
     inputs = (observation.variable_features, observation.constraint_features, cache)
     return policy.logits(*inputs), policy.scores(*inputs)
 
 
+@pytest.mark.parametrize("block_edges", [BLOCK_EDGES, 5])
 @pytest.mark.parametrize("name", ["mis", "mvc", "sc", "ca", "general"])
-def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
+def test_shipped_models_score_as_before_with_numpy_and_with_torch(name, block_edges):
+    """The numpy forward pass matches torch's, in one block of edges or in blocks of five (many
+    blocks, and targets with more edges than a block holds)."""
     import torch
 
     from learning.bipartite_graph import observation_graph
@@ -121,7 +119,7 @@ def test_shipped_models_score_as_before_with_numpy_and_with_torch(name):
 
     problem, observation = _tiny_observation()
     logits, scores = _numpy_logits_and_scores(
-        PRETRAINED_DIR / f"{name}.pt", observation, problem.n_vars
+        PRETRAINED_DIR / f"{name}.pt", observation, block_edges
     )
     np.testing.assert_allclose(logits[:6], SHIPPED_LOGITS[name], rtol=1e-5, atol=1e-4)
     model, _ = load_checkpoint(PRETRAINED_DIR / f"{name}.pt")

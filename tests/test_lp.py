@@ -1,5 +1,10 @@
 """The LP relaxation solver: optima, duals and reduced costs of small LPs solved by hand."""
 
+import os
+import subprocess
+import sys
+import time
+
 import highspy
 import numpy as np
 import pytest
@@ -185,6 +190,33 @@ def test_a_cold_simplex_past_its_seconds_hands_over_to_the_interior_point(monkey
     monkeypatch.setattr(lp_module, "SIMPLEX_FIRST", 60.0)
     model = WarmLP(problem)
     assert model.solve().optimal and model._highs.getInfo().ipm_iteration_count == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_the_hand_over_counts_the_simplex_cpu_time_not_the_wall_clock(monkeypatch):
+    """On one core shared with three busy processes, a simplex that needs half of SIMPLEX_FIRST
+    in CPU time takes longer than SIMPLEX_FIRST on the wall clock, and still solves alone."""
+    problem = _independent_set_lp()
+    began = time.thread_time()
+    assert solve_lp(problem, method="highs-ds").optimal
+    monkeypatch.setattr(lp_module, "SIMPLEX_FIRST", 2 * (time.thread_time() - began) + 0.1)
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)
+    ]  # on the same core: children keep the affinity
+    try:
+        model = WarmLP(problem)
+        began = time.perf_counter()
+        solution = model.solve(time_limit=60)
+        wall = time.perf_counter() - began
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+        os.sched_setaffinity(0, cores)
+    assert solution.optimal and wall > lp_module.SIMPLEX_FIRST
+    assert model._highs.getInfo().ipm_iteration_count == 0
 
 
 def _independent_set_lp(n_nodes=6000):

@@ -47,8 +47,10 @@ These are SCIP's conventions for a minimisation (``getDualsolLinear``,
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import highspy
@@ -73,7 +75,10 @@ _STATUS = {
 #: Seconds of simplex in a cold solve of method ``"highs"`` before the interior point method
 #: (with crossover) takes over for the rest of the time limit. HiGHS's simplex is the faster
 #: method on most root LPs here, the interior point by far on a few, such as the auctions of
-#: the paper's size (``docs/cl_lns.md``, "The root LP of the auctions").
+#: the paper's size (``docs/cl_lns.md``, "The root LP of the auctions"). Seconds of the solving
+#: thread's CPU time, not of the wall clock: on a loaded machine a simplex within the limit on
+#: a core of its own ran past it on the wall clock, and the interior point method, far slower
+#: on some LPs where the simplex is fast, took over (``docs/cl_lns.md``, "A loaded machine").
 SIMPLEX_FIRST = 5.0
 #: HiGHS options of each method: automatic choice (simplex, then the interior point after
 #: :data:`SIMPLEX_FIRST` seconds), dual simplex, interior point with crossover.
@@ -194,7 +199,7 @@ def solve_lp(
         Seconds for HiGHS; on expiry the status is ``"limit"``.
     method : {"highs", "highs-ds", "highs-ipm"}
         HiGHS algorithm: automatic choice (its simplex, then the interior point method after
-        :data:`SIMPLEX_FIRST` seconds), dual simplex, interior point with crossover.
+        :data:`SIMPLEX_FIRST` seconds of CPU time), dual simplex, interior point with crossover.
     cancel : threading.Event, optional
         Set by another thread, it ends the solve (status ``"interrupted"``).
     basis : bool
@@ -255,8 +260,17 @@ _INTERRUPT_CALLBACKS = (
 
 def _interrupt_if_stopped(callback_type, message, data_out, data_in, highs) -> None:
     cancelled = highs.cancel is not None and highs.cancel.is_set()
-    if (highs.stop_requested or cancelled) and data_in is not None:
+    if (highs.stop_requested or cancelled or highs.out_of_cpu) and data_in is not None:
         data_in.user_interrupt = True
+
+
+def _thread_cpu_seconds() -> Callable[[], float]:
+    """A clock of the calling thread's CPU seconds that other threads can read (the wall clock
+    where the platform has no per-thread CPU clock for other threads to read)."""
+    if not hasattr(time, "pthread_getcpuclockid"):
+        return time.perf_counter
+    clock = time.pthread_getcpuclockid(threading.get_ident())
+    return functools.partial(time.clock_gettime, clock)
 
 
 class _StoppableHighs(highspy.Highs):
@@ -269,15 +283,18 @@ class _StoppableHighs(highspy.Highs):
     the callback is installed but started only once a stop is asked for: :meth:`stop` starts
     it and HiGHS, which reads whether it is active at each iteration, calls it at its next one.
     :meth:`run_guarded` registers the object with the run's interrupt guard for the duration
-    of the solve (its watcher thread calls ``stop``), and a thread waits on the run's
-    ``cancel`` event to call ``stop`` when it is set. The callback is a plain function handed
-    to HiGHS (``setCallback``), not highspy's event objects.
+    of the solve (its watcher thread calls ``stop``), and a thread watches the run's
+    ``cancel`` event, to call ``stop`` when it is set, and the solving thread's CPU time, to end
+    the solve once it has had ``cpu_limit`` seconds of it (:attr:`out_of_cpu`). The callback is
+    a plain function handed to HiGHS (``setCallback``), not highspy's event objects.
     """
 
     stop_requested = False
+    #: The last solve was ended by its ``cpu_limit``.
+    out_of_cpu = False
     cancel: threading.Event | None = None
-    #: Seconds between two looks of the cancel watcher at whether the solve has ended.
-    CANCEL_POLL = 0.02
+    #: Seconds between two looks of the watcher at the cancel event and the CPU time.
+    WATCH_POLL = 0.02
 
     def enableCallbacks(self):
         # highspy.Highs.__init__ calls this before an option can be set; HiGHS prints its banner
@@ -288,37 +305,53 @@ class _StoppableHighs(highspy.Highs):
     def stop(self) -> None:
         """Ask the running solve to end at its next iteration (thread-safe)."""
         self.stop_requested = True
+        self._start_callbacks()
+
+    def _start_callbacks(self) -> None:
         for callback_type in _INTERRUPT_CALLBACKS:
             self.startCallback(callback_type)
 
-    def run_guarded(self) -> bool:
-        """Solve unless the run is already being stopped; returns ``False`` if it was stopped."""
+    def run_guarded(self, cpu_limit: float | None = None) -> bool:
+        """Solve unless the run is already being stopped; returns ``False`` if it was stopped.
+
+        ``cpu_limit``: seconds of this thread's CPU time after which the solve ends (HiGHS's
+        status is then an interrupt, and :attr:`out_of_cpu` is set); HiGHS runs in the calling
+        thread.
+        """
         for callback_type in _INTERRUPT_CALLBACKS:
             self.stopCallback(callback_type)
-        self.stop_requested = False
+        self.stop_requested = self.out_of_cpu = False
         guard = active_guard()
         if (guard is not None and guard.requested) or (self.cancel and self.cancel.is_set()):
             return False
         with contextlib.ExitStack() as stack:
             if guard is not None:
                 stack.enter_context(guard.solving(self))
-            if self.cancel is not None:
-                stack.enter_context(self._stopped_on(self.cancel))
+            if self.cancel is not None or cpu_limit is not None:
+                stack.enter_context(self._watched(self.cancel, cpu_limit))
             self.run()
         return not self.stop_requested and not (guard is not None and guard.requested)
 
     @contextlib.contextmanager
-    def _stopped_on(self, cancel: threading.Event):
-        """For the block, a thread that calls :meth:`stop` once ``cancel`` is set."""
+    def _watched(self, cancel: threading.Event | None, cpu_limit: float | None):
+        """For the block, a thread that calls :meth:`stop` once ``cancel`` is set, and ends the
+        solve once the calling thread has used ``cpu_limit`` seconds of CPU time in it."""
         ended = threading.Event()
+        cpu_seconds = _thread_cpu_seconds()
+        began = cpu_seconds()
 
         def watch() -> None:
-            while not ended.is_set():
-                if cancel.wait(self.CANCEL_POLL):
+            limit = cpu_limit
+            while not ended.wait(self.WATCH_POLL):
+                if cancel is not None and cancel.is_set():
                     self.stop()
                     return
+                if limit is not None and cpu_seconds() - began >= limit:
+                    self.out_of_cpu = True
+                    self._start_callbacks()
+                    limit = None  # a cancel may still come
 
-        watcher = threading.Thread(target=watch, name="highs cancel watcher", daemon=True)
+        watcher = threading.Thread(target=watch, name="highs watcher", daemon=True)
         watcher.start()
         try:
             yield
@@ -456,8 +489,8 @@ class WarmLP:
         began = time.perf_counter()
         self._highs.cancel = cancel
         limit = max(0.01, float(time_limit)) if time_limit is not None else np.inf
-        status = self._run(min(limit, SIMPLEX_FIRST) if self._switch_to_ipm else limit)
-        if status == "limit" and self._switch_to_ipm and limit > SIMPLEX_FIRST:
+        status = self._run(limit, SIMPLEX_FIRST if self._switch_to_ipm else None)
+        if status == "cpu_limit":
             for name, value in _METHOD_OPTIONS["highs-ipm"].items():
                 self._highs.setOptionValue(name, value)
             self._cold_solver = True
@@ -488,12 +521,14 @@ class WarmLP:
             self._column_basis() if basis else None,
         )
 
-    def _run(self, time_limit: float) -> str:
-        """One run of HiGHS within ``time_limit`` seconds; its status."""
+    def _run(self, time_limit: float, cpu_limit: float | None = None) -> str:
+        """One run of HiGHS within ``time_limit`` seconds and ``cpu_limit`` seconds of this
+        thread's CPU time; its status, ``"cpu_limit"`` when the second ended it."""
         self._highs.setOptionValue("time_limit", max(0.01, time_limit))
-        if not self._highs.run_guarded():
+        if not self._highs.run_guarded(cpu_limit):
             return "interrupted"
-        return _STATUS.get(self._highs.getModelStatus(), "error")
+        status = _STATUS.get(self._highs.getModelStatus(), "error")
+        return "cpu_limit" if status == "interrupted" and self._highs.out_of_cpu else status
 
     def _column_basis(self) -> np.ndarray | None:
         """HiGHS's basis status of each column, or ``None`` without a valid basis."""

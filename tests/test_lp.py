@@ -216,7 +216,7 @@ def test_the_hand_over_counts_the_simplex_cpu_time_not_the_wall_clock(monkeypatc
             process.wait()
         os.sched_setaffinity(0, cores)
     assert solution.optimal and wall > lp_module.SIMPLEX_FIRST
-    assert model._highs.getInfo().ipm_iteration_count == 0
+    assert model.interior_point_iterations == 0
 
 
 def _independent_set_lp(n_nodes=6000):

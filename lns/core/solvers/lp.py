@@ -521,6 +521,11 @@ class WarmLP:
             self._column_basis() if basis else None,
         )
 
+    @property
+    def interior_point_iterations(self) -> int:
+        """Interior point iterations of the last solve (0 where the simplex alone solved it)."""
+        return int(self._highs.getInfo().ipm_iteration_count)
+
     def _run(self, time_limit: float, cpu_limit: float | None = None) -> str:
         """One run of HiGHS within ``time_limit`` seconds and ``cpu_limit`` seconds of this
         thread's CPU time; its status, ``"cpu_limit"`` when the second ended it."""

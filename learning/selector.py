@@ -259,6 +259,11 @@ class CLLNS(Selector):
         LP and the graph can take much of a short budget); ``"wait"`` (the paper's) waits for
         them. A run without a deadline (an iteration limit) always waits, so that it repeats
         exactly.
+    score_share : float or None
+        The largest share of the time since :meth:`setup` that computing scores (features and
+        inference) may take: a call past it that would score anew reuses the last scores instead,
+        drawn by the sampling rule (:func:`sample_by_scores`; ``info["stale"]``). ``None`` (the
+        default, the paper's): every new incumbent is scored.
 
     Raises
     ------
@@ -270,8 +275,9 @@ class CLLNS(Selector):
     -----
     ``Neighborhood.info`` holds ``"sampled"`` (whether the sampling rule chose: at the cap, or
     after a failure with ``after_failure="sample"``), ``"feature_time"``, ``"inference_time"``
-    (seconds of this call; the first call's features include the root LP), ``"cached"`` and
-    ``"random"`` (drawn at random while the features were not ready: ``until_ready``).
+    (seconds of this call; the first call's features include the root LP), ``"cached"``,
+    ``"random"`` (drawn at random while the features were not ready: ``until_ready``) and
+    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
     The network's input depends only on the problem, the incumbent and the incumbent history,
     so after an iteration that did not improve, the scores are those of the previous call:
     they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
@@ -297,12 +303,18 @@ class CLLNS(Selector):
         threads: int | None = 1,
         after_failure: str = "sample",
         until_ready: str = "random",
+        score_share: float | None = None,
     ):
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
         if until_ready not in UNTIL_READY:
             raise UnknownNameError("cl_lns until_ready rule", until_ready, UNTIL_READY)
         self.after_failure, self.until_ready = after_failure, until_ready
+        if score_share is not None and not 0 < score_share <= 1:
+            raise InvalidArgumentError(
+                f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
+            )
+        self.score_share = score_share
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -329,6 +341,8 @@ class CLLNS(Selector):
         self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
         self._scored_at = -1  # the iteration of the last call that returned a neighborhood
         self._random_calls = 0  # since the last call with scores
+        self._started = time.perf_counter()  # reset by setup()
+        self._scoring_seconds = 0.0  # since setup()
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
     def __getstate__(self) -> dict:
@@ -436,6 +450,7 @@ class CLLNS(Selector):
             self.check(problem)
         self._problem = problem
         self._extractor = self._graph = self._cache = None
+        self._started, self._scoring_seconds = time.perf_counter(), 0.0
 
     def _blas_threads(self):
         """A context in which BLAS uses ``threads`` threads."""
@@ -549,6 +564,14 @@ class CLLNS(Selector):
                 observation.variable_features, observation.constraint_features, self._graph
             )
 
+    def _over_share(self, state: SearchState) -> bool:
+        """Whether scoring has taken more than ``score_share`` of the time since :meth:`setup`,
+        with scores of ``state.problem`` to reuse."""
+        if self.score_share is None or self._cache is None or self._problem is not state.problem:
+            return False
+        elapsed = time.perf_counter() - self._started
+        return self._scoring_seconds > self.score_share * elapsed
+
     def _features_pending(self, state: SearchState) -> bool:
         """Whether this call draws at random: ``until_ready="random"``, a deadline, and the
         static features and graph of ``state.problem`` still computed by :meth:`check`'s thread."""
@@ -577,8 +600,13 @@ class CLLNS(Selector):
             )
             self._random_calls = 0
         failed = self._failed(state)
-        scores = None if self._stopped(state) else self.scores(state, size)
-        info = {"sampled": False, "random": False, **self._last}
+        stale = self._over_share(state) and not failed
+        if stale:
+            scores = self._cache[2].copy() if self._cache is not None else None
+        else:
+            scores = None if self._stopped(state) else self.scores(state, size)
+            self._scoring_seconds += self._last["feature_time"] + self._last["inference_time"]
+        info = {"sampled": False, "random": False, "stale": stale, **self._last}
         if scores is None:
             return Neighborhood(
                 np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
@@ -586,7 +614,7 @@ class CLLNS(Selector):
         self._scored_at = state.iteration
         scores = scores[candidates]
         size = min(size, len(candidates))
-        sampled = state.at_cap or (failed and self.after_failure == "sample")
+        sampled = state.at_cap or stale or (failed and self.after_failure == "sample")
         if sampled:
             chosen = sample_by_scores(scores, size, rng)
         else:

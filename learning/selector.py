@@ -260,10 +260,11 @@ class CLLNS(Selector):
         them. A run without a deadline (an iteration limit) always waits, so that it repeats
         exactly.
     score_share : float or None
-        The largest share of the time since :meth:`setup` that computing scores (features and
-        inference) may take: a call past it that would score anew reuses the last scores instead,
-        drawn by the sampling rule (:func:`sample_by_scores`; ``info["stale"]``). ``None`` (the
-        default, the paper's): every new incumbent is scored.
+        The largest share of the time since :meth:`setup` that computing scores (the dynamic
+        features and the inference of each call after the first, which takes the static ones)
+        may take: a call past it that would score anew reuses the last scores instead, drawn by
+        the sampling rule (:func:`sample_by_scores`; ``info["stale"]``). ``None`` (the default,
+        the paper's): every new incumbent is scored.
 
     Raises
     ------
@@ -342,7 +343,7 @@ class CLLNS(Selector):
         self._scored_at = -1  # the iteration of the last call that returned a neighborhood
         self._random_calls = 0  # since the last call with scores
         self._started = time.perf_counter()  # reset by setup()
-        self._scoring_seconds = 0.0  # since setup()
+        self._scoring_seconds = 0.0  # since setup(), the first call with scores excepted
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
     def __getstate__(self) -> dict:
@@ -604,8 +605,10 @@ class CLLNS(Selector):
         if stale:
             scores = self._cache[2].copy() if self._cache is not None else None
         else:
+            first_scores = self._extractor is None  # its features may have waited for the root LP
             scores = None if self._stopped(state) else self.scores(state, size)
-            self._scoring_seconds += self._last["feature_time"] + self._last["inference_time"]
+            if not first_scores:
+                self._scoring_seconds += self._last["feature_time"] + self._last["inference_time"]
         info = {"sampled": False, "random": False, "stale": stale, **self._last}
         if scores is None:
             return Neighborhood(

@@ -369,6 +369,41 @@ def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_
         CLLNS(root / "model.pt", after_failure="random")
 
 
+def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(pipeline):
+    """With scoring over its share of the run's time, a new incumbent is not scored: its
+    neighborhood is sampled from the last scores; without a share it is scored. The first call
+    with scores (the static features) does not count."""
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    incumbent, other, third = (np.zeros(problem.n_vars) for _ in range(3))
+    other[0] = third[0] = third[2] = 1.0
+    states = [
+        SearchState(problem, incumbent, 0.0, [], 0, False),
+        SearchState(problem, other, 1.0, [incumbent], 1, False),  # each improved
+        SearchState(problem, third, 2.0, [other, incumbent], 2, False),
+    ]
+    draws = {}
+    for share in (None, 1e-9):
+        selector = CLLNS(root / "model.pt", score_share=share)
+        selector.setup(problem)
+        calls = []
+        logits = selector._policy.logits
+        selector._policy.logits = lambda *args, calls=calls, logits=logits: (
+            calls.append(1) or logits(*args)
+        )
+        draws[share] = ([selector(state, 20, np.random.default_rng(1)) for state in states], calls)
+    (scored, scored_calls), (stale, stale_calls) = draws[None], draws[1e-9]
+    assert len(scored_calls) == 3 and len(stale_calls) == 2
+    assert [d.info["stale"] for d in scored] == [False, False, False]
+    assert [d.info["stale"] for d in stale] == [False, False, True]
+    assert stale[2].info["sampled"] and stale[2].info["inference_time"] == 0.0
+    for a in (0, 1):
+        np.testing.assert_array_equal(stale[a].free, scored[a].free)
+    assert not np.array_equal(stale[2].free, scored[2].free)
+    with pytest.raises(InvalidArgumentError, match="score_share"):
+        CLLNS(root / "model.pt", score_share=0)
+
+
 def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
     from learning.checkpoint import CheckpointError
 

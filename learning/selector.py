@@ -342,7 +342,7 @@ class CLLNS(Selector):
         self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
         self._scored_at = -1  # the iteration of the last call that returned a neighborhood
         self._random_calls = 0  # since the last call with scores
-        self._started = time.perf_counter()  # reset by setup()
+        self._started = 0.0  # when setup() ran
         self._scoring_seconds = 0.0  # since setup(), the first call with scores excepted
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
 
@@ -565,13 +565,15 @@ class CLLNS(Selector):
                 observation.variable_features, observation.constraint_features, self._graph
             )
 
-    def _over_share(self, state: SearchState) -> bool:
-        """Whether scoring has taken more than ``score_share`` of the time since :meth:`setup`,
-        with scores of ``state.problem`` to reuse."""
+    def _stale_scores(self, state: SearchState) -> np.ndarray | None:
+        """A copy of the last scores of ``state.problem`` if scoring has taken more than
+        ``score_share`` of the time since :meth:`setup`, else ``None``."""
         if self.score_share is None or self._cache is None or self._problem is not state.problem:
-            return False
+            return None
         elapsed = time.perf_counter() - self._started
-        return self._scoring_seconds > self.score_share * elapsed
+        if self._scoring_seconds <= self.score_share * elapsed:
+            return None
+        return self._cache[2].copy()
 
     def _features_pending(self, state: SearchState) -> bool:
         """Whether this call draws at random: ``until_ready="random"``, a deadline, and the
@@ -601,10 +603,9 @@ class CLLNS(Selector):
             )
             self._random_calls = 0
         failed = self._failed(state)
-        stale = self._over_share(state) and not failed
-        if stale:
-            scores = self._cache[2].copy() if self._cache is not None else None
-        else:
+        scores = None if failed else self._stale_scores(state)
+        stale = scores is not None
+        if not stale:
             first_scores = self._extractor is None  # its features may have waited for the root LP
             scores = None if self._stopped(state) else self.scores(state, size)
             if not first_scores:

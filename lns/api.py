@@ -40,6 +40,7 @@ from lns.core.problem.mip import Problem, problem_from_scip, read_problem_and_mo
 from lns.core.problem.solu_file import known_objective
 from lns.core.problem.solution_file import check_writable
 from lns.core.problem.validation import check_integer, check_run_arguments
+from lns.core.search.greedy_start import GreedyFirst
 from lns.core.search.incumbent import ImprovingOnly, Incumbent
 from lns.core.search.loop import as_status, run_lns, size_rule_of, stop_state
 from lns.core.search.params import SubSolveParams
@@ -575,16 +576,18 @@ def _initial_solution(run: _Run) -> StopReason | None:
 
 def _start_strategy(run: _Run) -> StartStrategy:
     """The configured start; a named one is ``"first"`` when runs must repeat (a node limit per
-    sub-solve), since the stall rule reads the clock, and starts from a trivial point where a
-    SCIP start would overrun its share of the budget
-    (:class:`lns.core.search.trivial_start.TrivialFirst`)."""
+    sub-solve), since the stall rule reads the clock, starts from a greedy solution on a covering
+    or packing problem (:class:`lns.core.search.greedy_start.GreedyFirst`, unless
+    ``start.greedy`` is false), and from a trivial point where a SCIP start would overrun its
+    share of the budget (:class:`lns.core.search.trivial_start.TrivialFirst`)."""
     start = run.params.start
     if not isinstance(start.strategy, str):
         return start.strategy
     name = "first" if run.params.sub_solve.node_limit != -1 else start.strategy
     stall = StallRule(start.stall_floor, start.stall_factor, start.max_share, start.after_root)
     named = make_start(name, run.problem, stall=stall, solution_limit=start.solution_limit)
-    return TrivialFirst(named, stall.share)
+    trivial = TrivialFirst(named, stall.share)
+    return GreedyFirst(trivial) if start.greedy else trivial
 
 
 def _user_start(run: _Run, sub_solver: SubSolver | None) -> None:

@@ -60,7 +60,7 @@ def test_a_plain_function_is_a_selector_named_after_itself():
         first_k,
         stop=budget(60, 3),
         seed=0,
-        params=SolveParams.from_dict({"start.strategy": "first"}),
+        params=SolveParams.from_dict({"start.strategy": "first", "start.greedy": False}),
     )
     assert [r.selector for r in result.iterations] == ["first_k"] * 3 and len(calls) == 3
     assert result.selector == "first_k"

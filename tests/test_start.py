@@ -124,7 +124,9 @@ def test_first_start_keeps_the_first_solution():
     result = solve(
         knapsack(),
         stop=budget(30, 1),
-        params=SolveParams.from_dict({"sub_solve.solver": solver, "start.strategy": "first"}),
+        params=SolveParams.from_dict(
+            {"sub_solve.solver": solver, "start.strategy": "first", "start.greedy": False}
+        ),
     )
     np.testing.assert_array_equal(solver.starts[0], SCHEDULE[0][1])
     assert result.objective == 7.0
@@ -137,7 +139,9 @@ def test_runs_that_repeat_start_from_the_first_solution():
     solve(
         knapsack(),
         stop=budget(30, 1),
-        params=SolveParams.from_dict({"sub_solve.solver": solver, "sub_solve.node_limit": 100}),
+        params=SolveParams.from_dict(
+            {"sub_solve.solver": solver, "sub_solve.node_limit": 100, "start.greedy": False}
+        ),
     )
     assert solver.solution_limits == [1]
 
@@ -293,9 +297,8 @@ def test_race_start_races_cpsat_on_pure_integer_problems(monkeypatch, problem, k
 
     real_race = lns.core.search.start.race_until_stall
     monkeypatch.setattr(lns.core.search.start, "race_until_stall", spy)
-    result = solve(
-        problem(), stop=budget(20, 1), params=SolveParams.from_dict({"start.strategy": "race"})
-    )
+    params = SolveParams.from_dict({"start.strategy": "race", "start.greedy": False})
+    result = solve(problem(), stop=budget(20, 1), params=params)
     assert raced == kinds
     assert result.feasibility.feasible and result.stop_reason == "optimal"
 

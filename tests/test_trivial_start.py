@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from helpers import knapsack
 from instances.generators import mis, sc
-from lns import SizeParams, SolveParams, solve
+from lns import SizeParams, SolveParams, StartParams, solve
 from lns.core.problem.mip import Problem
 from lns.core.search.start import StartTask
 from lns.core.search.trivial_start import (
@@ -103,7 +103,7 @@ def test_the_configured_start_runs_where_the_trivial_rule_does_not_apply(case):
 def test_a_large_problem_on_a_short_budget_starts_trivially_and_improves():
     problem = _independent_set(3000)
     assert problem.matrix.nnz * START_SECONDS_PER_NONZERO > 0.2 * 1.0
-    params = SolveParams(size=SizeParams(initial_fraction=0.05))
+    params = SolveParams(size=SizeParams(initial_fraction=0.05), start=StartParams(greedy=False))
     result = solve(problem, "random", 1.0, seed=0, params=params)
     assert result.trajectory[0][1] == 0.0 and result.objective > 0
     assert problem.check(result.x).feasible

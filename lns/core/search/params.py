@@ -106,6 +106,10 @@ class StartParams:
         start goes on for the rest of the budget.
     solution_limit : int
         The ``"first"`` start stops after this many solutions (-1: only at its time limit).
+    greedy : bool
+        On a covering or packing problem with binary variables (set cover, vertex cover,
+        independent set, auctions) start from a greedy solution instead
+        (:mod:`lns.core.search.greedy_start`): the LNS begins at once.
     """
 
     strategy: Any = (
@@ -117,6 +121,7 @@ class StartParams:
     after_root: bool = True
     time_limit: float | None = None
     solution_limit: int = 1
+    greedy: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.strategy, str) and self.strategy not in STARTS:

@@ -188,6 +188,19 @@ class FakeSubSolver:
         return no_session()
 
 
+class RecordedStart:
+    """A start strategy that records its calls and finds nothing."""
+
+    name = "recorded"
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, task):
+        self.calls += 1
+        return SolveOutcome(SolveStatus.TIME_LIMIT, [], 0.0)
+
+
 def _found(x) -> FoundSolution:
     return FoundSolution(time.perf_counter(), float(x @ KNAPSACK_VALUES), x)
 

@@ -7,14 +7,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from helpers import knapsack, mixed_problem
+from helpers import RecordedStart, knapsack, mixed_problem
 from instances.generators import ca, mis, mvc, sc
 from lns import SolveParams, StartParams, solve
 from lns.core.problem.mip import Problem
 from lns.core.search.greedy_start import GreedyFirst, greedy_point, signed_rows
 from lns.core.search.start import StartTask
 from lns.core.search.stop import budget
-from lns.core.solvers.protocol import SolveOutcome, SolveStatus
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
@@ -132,25 +131,12 @@ def test_the_generated_classes_have_a_feasible_greedy_point_better_than_the_triv
     assert problem.is_better(problem.objective_value(x), problem.objective_value(trivial))
 
 
-class Recorded:
-    """A start strategy that records its calls and finds nothing."""
-
-    name = "recorded"
-
-    def __init__(self):
-        self.calls = 0
-
-    def __call__(self, task):
-        self.calls += 1
-        return SolveOutcome(SolveStatus.TIME_LIMIT, [], 0.0)
-
-
 def test_the_greedy_start_stands_in_for_the_configured_one_where_it_applies():
     problem = _set_cover()
-    then, found = Recorded(), []
+    then, found = RecordedStart(), []
     GreedyFirst(then)(StartTask(problem, ScipSubSolver(problem), 10.0, 0, found.append))
     assert [f.objective for f in found] == [4.0] and then.calls == 0
-    then = Recorded()
+    then = RecordedStart()
     mixed = mixed_problem()
     GreedyFirst(then)(StartTask(mixed, ScipSubSolver(mixed), 10.0, 0, found.append))
     assert then.calls == 1

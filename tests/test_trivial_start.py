@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from helpers import knapsack
+from helpers import RecordedStart, knapsack
 from instances.generators import mis, sc
 from lns import SizeParams, SolveParams, StartParams, solve
 from lns.core.problem.mip import Problem
@@ -18,7 +18,7 @@ from lns.core.search.trivial_start import (
     best_trivial_point,
     trivial_points,
 )
-from lns.core.solvers.protocol import SolveOutcome, SolveStatus
+from lns.core.solvers.protocol import SolveStatus
 from lns.core.solvers.scip.subsolver import ScipSubSolver
 
 
@@ -60,19 +60,6 @@ def test_a_problem_without_a_feasible_trivial_point_has_none():
     assert best_trivial_point(problem) is None
 
 
-class Recorded:
-    """A start strategy that records its calls and finds nothing."""
-
-    name = "recorded"
-
-    def __init__(self):
-        self.calls = 0
-
-    def __call__(self, task):
-        self.calls += 1
-        return SolveOutcome(SolveStatus.TIME_LIMIT, [], 0.0)
-
-
 def _task(problem, solver, time_limit, found):
     return StartTask(problem, solver, time_limit, 0, found.append)
 
@@ -81,7 +68,7 @@ def _task(problem, solver, time_limit, found):
 def test_a_start_that_would_overrun_the_share_gives_way_to_the_trivial_point(built):
     problem = _independent_set()
     estimate = problem.matrix.nnz * START_SECONDS_PER_NONZERO
-    then, found = Recorded(), []
+    then, found = RecordedStart(), []
     solver = ScipSubSolver(problem, sub_problem="auto")
     if built:
         assert solver.model is not None
@@ -94,7 +81,7 @@ def test_a_start_that_would_overrun_the_share_gives_way_to_the_trivial_point(bui
 def test_the_configured_start_runs_where_the_trivial_rule_does_not_apply(case):
     problem = _assignment() if case == "no trivial point" else _independent_set()
     solver = ScipSubSolver(problem)
-    then, found = Recorded(), []
+    then, found = RecordedStart(), []
     time_limit = math.inf if case == "enough time" else 1e-3
     TrivialFirst(then, 0.2)(_task(problem, solver, time_limit, found))
     assert then.calls == 1 and found == []

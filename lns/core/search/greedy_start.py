@@ -31,7 +31,8 @@ import scipy.sparse as sp
 
 from lns.core.problem.mip import Problem
 from lns.core.search.start import StartStrategy, StartTask
-from lns.core.solvers.protocol import FoundSolution, SolveOutcome, SolveStatus
+from lns.core.search.trivial_start import rounded_bounds, start_from
+from lns.core.solvers.protocol import SolveOutcome
 
 log = logging.getLogger("lns")
 
@@ -65,8 +66,7 @@ def binary_bounds(problem: Problem) -> tuple[np.ndarray, np.ndarray] | None:
     ``None``."""
     if not problem.integer_mask.all():
         return None
-    lower = np.ceil(problem.lower - 1e-9) + 0.0  # + 0.0: no -0.0 in a solution
-    upper = np.floor(problem.upper + 1e-9) + 0.0
+    lower, upper = rounded_bounds(problem)
     if (lower < 0).any() or (upper > 1).any() or (lower > upper).any():
         return None
     return lower, upper
@@ -255,12 +255,10 @@ class GreedyFirst:
         x = greedy_point(task.problem)
         if x is None:
             return self.then(task)
-        found = FoundSolution(time.perf_counter(), task.problem.objective_value(x), x)
         log.info(
             "%s: starts from a greedy solution (objective %g, %.2fs)",
             task.problem.name,
-            found.objective,
-            found.time - began,
+            task.problem.objective_value(x),
+            time.perf_counter() - began,
         )
-        task.on_found(found)
-        return SolveOutcome(SolveStatus.TIME_LIMIT, [found], 0.0)
+        return start_from(task, x)

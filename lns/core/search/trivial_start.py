@@ -35,13 +35,27 @@ log = logging.getLogger("lns")
 START_SECONDS_PER_NONZERO = 1e-5
 
 
+def rounded_bounds(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """The variables' bounds, those of integer variables rounded inwards (no ``-0.0``)."""
+    integer = problem.integer_mask
+    lower = np.where(integer, np.ceil(problem.lower - 1e-9), problem.lower) + 0.0
+    upper = np.where(integer, np.floor(problem.upper + 1e-9), problem.upper) + 0.0
+    return lower, upper
+
+
+def start_from(task: StartTask, x: np.ndarray) -> SolveOutcome:
+    """Offer ``x`` to the run's incumbent as the start's one solution; the outcome of a start
+    that ends there."""
+    found = FoundSolution(time.perf_counter(), task.problem.objective_value(x), x)
+    task.on_found(found)
+    return SolveOutcome(SolveStatus.TIME_LIMIT, [found], 0.0)
+
+
 def trivial_points(problem: Problem) -> np.ndarray:
     """Candidate points, one per column: zero, the lower bounds, the upper bounds, and each
     variable at the bound its objective prefers (an infinite bound replaced by the point
     nearest zero; integer variables' bounds rounded inwards)."""
-    integer = problem.integer_mask
-    lower = np.where(integer, np.ceil(problem.lower - 1e-9), problem.lower)
-    upper = np.where(integer, np.floor(problem.upper + 1e-9), problem.upper)
+    lower, upper = rounded_bounds(problem)
     zero = np.clip(0.0, lower, upper)
     at_lower = np.where(np.isfinite(lower), lower, zero)
     at_upper = np.where(np.isfinite(upper), upper, zero)
@@ -103,6 +117,4 @@ class TrivialFirst:
             task.problem.name,
             estimate,
         )
-        found = FoundSolution(time.perf_counter(), task.problem.objective_value(x), x)
-        task.on_found(found)
-        return SolveOutcome(SolveStatus.TIME_LIMIT, [found], 0.0)
+        return start_from(task, x)

@@ -5,6 +5,9 @@ Instances, generated from seed 0 (or MIPLIB files and bundled names for ``rule``
 
 - ``mis_ba_N``: independent set on a Barabasi-Albert graph with 4 edges per node, ``N`` nodes,
   start: the empty set;
+- ``mvc_ba_N``: vertex cover on a Barabasi-Albert graph with 70 edges per node (the CL-LNS
+  paper's), ``N`` nodes, start: the greedy cover (:func:`lns.core.search.greedy_start.greedy_point`,
+  the LNS's first solution);
 - ``sc_R_C``: set cover with ``R`` rows and ``C`` columns at density ``200 / R`` (200 nonzeros
   per column: ``sc_10000_8000`` has 1.6 million), start: every column;
 - ``cfl_C_F``: capacitated facility location, ``C`` customers and ``F`` facilities with continuous
@@ -27,7 +30,8 @@ Groups:
   fraction of the integer variables (:data:`RULE_FRACTIONS`), the same random neighborhoods
   solved with the whole model and as a reduced problem, one after the other, from SCIP's first
   solution (the start above for generated instances), 2 s each; ``extra_info`` has per fraction
-  the free columns' median share of the nonzeros, the median seconds of each and their median
+  the free columns' median share of the nonzeros (``share``) and that of the nonzeros a reduced
+  problem keeps (``kept``, which the rule reads), the median seconds of each and their median
   ratio. Where both solved a neighborhood to optimality, their objectives agree.
 - ``workers``: a portfolio of random LNS workers for 20 s (quick: 6 s) from the start; the
   memory of all its processes together (proportional set sizes: a page that ``k`` processes
@@ -67,10 +71,11 @@ import psutil
 import pytest
 
 from instances.bundled import resolve_instance
-from instances.generators import cfl, mis, sc
+from instances.generators import cfl, mis, mvc, sc
 from lns.api import solve
 from lns.core.problem.mip import Problem, read_problem
 from lns.core.problem.reduced import Reducer
+from lns.core.search.greedy_start import greedy_point
 from lns.core.search.params import SizeParams, SubSolveParams
 from lns.core.search.stop import budget
 from lns.core.solvers.protocol import SolveStatus
@@ -97,8 +102,10 @@ RULE_INSTANCES = [
     *((name, True) for name in ("assign1-5-8", "drayage-25-23", "mik-250-20-75-4")),
     *((name, True) for name in ("neos-4338804-snowy", "noswot", "supportcase26")),
     *((name, True) for name in ("mis_ba_6000", "mis_ba_24000", "sc_2000_1600", "cfl_50_30")),
+    ("mvc_ba_2000", True),
 ]
-RULE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.35)
+#: ``rule``: the fractions of the integer variables free (0.5: the LNS's cap).
+RULE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.35, 0.5)
 #: ``start``: (instance, in full mode only).
 START_INSTANCES = [
     ("mis_ba_2000", False),
@@ -120,13 +127,16 @@ def cases(instances: list, *more) -> list:
 def make_instance(name: str) -> tuple[Problem, np.ndarray | None]:
     """The instance called ``name`` (see the module's docstring) and its start (``None``: SCIP's
     first solution)."""
-    kind = "mis_ba" if name.startswith("mis_ba_") else name.split("_")[0]
+    kind = name.split("_")[0] + ("_ba" if name.startswith(("mis_ba_", "mvc_ba_")) else "")
     sizes = name.removeprefix(kind + "_").split("_")
     rng = np.random.default_rng(0)
     if kind == "mis_ba":
         params = mis.MISParams(n_nodes=int(sizes[-1]), graph="barabasi_albert", affinity=4)
         problem = mis.generate(params, rng, name)
         return problem, np.zeros(problem.n_vars)
+    if kind == "mvc_ba":
+        problem = mvc.generate(mvc.MVCParams(n_nodes=int(sizes[-1])), rng, name)
+        return problem, greedy_point(problem)
     if kind == "sc":
         rows, cols = int(sizes[0]), int(sizes[1])
         problem = sc.generate(sc.SCParams(n_rows=rows, n_cols=cols, density=200 / rows), rng, name)
@@ -231,10 +241,12 @@ def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
     reducer, integers = Reducer(problem), problem.integer_indices
     rng, rows = np.random.default_rng(0), []
     for fraction in RULE_FRACTIONS:
-        seconds, shares = np.zeros((samples, 2)), []
+        seconds, shares, kept = np.zeros((samples, 2)), [], []
         for sample in range(samples):
             free = rng.choice(integers, max(2, int(fraction * len(integers))), replace=False)
-            shares.append(reducer.nonzeros(reducer.free_columns(free)) / problem.matrix.nnz)
+            columns = reducer.free_columns(free)
+            shares.append(reducer.nonzeros(columns) / problem.matrix.nnz)
+            kept.append(reducer.kept_nonzeros(columns) / problem.matrix.nnz)
             outcomes = []
             for k, solver in enumerate(solvers):
                 began = time.perf_counter()
@@ -249,6 +261,7 @@ def measure_rule(name: str, samples: int, time_limit: float) -> list[dict]:
                 "nonzeros": int(problem.matrix.nnz),
                 "fraction": fraction,
                 "share": float(np.median(shares)),
+                "kept": float(np.median(kept)),
                 "whole": float(np.median(seconds[:, 0])),
                 "reduced": float(np.median(seconds[:, 1])),
                 "ratio": float(np.median(seconds[:, 1] / seconds[:, 0])),

@@ -129,7 +129,7 @@ def test_a_complete_solve_of_the_whole_problem_ends_the_run_optimal():
     assert records[-1].neighborhood_size == 4 and all(r.neighborhood_size < 4 for r in records[:-1])
 
 
-def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem_once():
+def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem_once_per_run():
     records, reason, _, solver = _run(
         [
             (SolveStatus.OPTIMAL, []),
@@ -138,11 +138,12 @@ def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem
             (SolveStatus.NODE_LIMIT, [BETTER]),
             (SolveStatus.OPTIMAL, []),
         ],
-        iterations=10,
+        iterations=7,
     )
-    # whole, back to the cap, no second try for the same incumbent, improvement, whole again
-    assert [r.target_size for r in records] == [2, 4, 2, 2, 2, 4]
-    assert reason is StopReason.OPTIMAL and len(solver.calls[-1]["free"]) == 4
+    # whole, back to the cap; neither the same incumbent nor a better one tries it again
+    assert [r.target_size for r in records] == [2, 4, 2, 2, 2, 2, 2]
+    assert reason is StopReason.ITERATION_LIMIT
+    assert [len(call["free"]) for call in solver.calls] == [2, 4, 2, 2, 2, 2, 2]
 
 
 def test_iteration_limit():

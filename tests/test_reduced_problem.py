@@ -177,6 +177,21 @@ def test_auto_solves_small_neighborhoods_reduced_and_large_ones_whole():
     assert not prefers_reduced(10, 1_000)  # a small problem: the whole model
 
 
+def test_the_rule_counts_the_nonzeros_a_reduced_problem_keeps():
+    reducer = Reducer(unusual_rows())
+    columns = reducer.free_columns(np.array([1, 4]))  # x1, x3 and the continuous y
+    # x1 and x3 share the ranged row; x1 alone in eq, x3 alone in free, y alone in cap: bounds
+    assert reducer.nonzeros(columns) == 5 and reducer.kept_nonzeros(columns) == 2
+    cover = mvc.generate(mvc.MVCParams(n_nodes=300, affinity=20), np.random.default_rng(0))
+    assert cover.matrix.nnz >= REDUCED_MIN_NONZEROS
+    half = cover.integer_indices[:150]  # the older, busier half of the nodes
+    reducer = Reducer(cover)
+    assert reducer.nonzeros(half) > 0.6 * cover.matrix.nnz > reducer.kept_nonzeros(half)
+    solver = ScipSubSolver(cover, sub_problem="auto")
+    solver.solve(time_limit=10, seed=0, free=half, start=np.ones(cover.n_vars))
+    assert solver.reduced_solves == 1 and not solver.has_model
+
+
 def test_an_unknown_rule_is_named():
     with pytest.raises(UnknownNameError, match="sub_problem"):
         ScipSubSolver(knapsack(), sub_problem="small")

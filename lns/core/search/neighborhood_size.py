@@ -8,10 +8,12 @@ Both are one class here: ``shrink=None`` gives the CL-LNS rule.
 
 At the cap, a sub-solve that searched its neighborhood completely (proven optimal or
 infeasible under the incumbent's cutoff) without improving says that the cap no longer
-bounds a hard problem: the next neighborhood is then the whole problem (once per
-incumbent), whose complete solve proves the incumbent optimal, so that a small problem ends
-optimal at once instead of running to its time limit. After that attempt the size returns
-to the cap.
+bounds a hard problem: the next neighborhood is then the whole problem, whose complete solve
+proves the incumbent optimal, so that a small problem ends optimal at once instead of running
+to its time limit. Once per run: an attempt that does not end complete says that the whole
+problem is out of reach of a sub-solve, and a new incumbent hardly changes that (one attempt
+per incumbent spent a sub-solve's whole time limit after each improvement of a large vertex
+cover). After the attempt the size returns to the cap.
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ class AdaptiveSize:
         """Adapt after an iteration: shrink on a time-out (if enabled), else grow unless improved.
 
         ``complete``: the sub-solve searched its whole neighborhood. Without an improvement at
-        the cap, the next size is the whole problem, once per incumbent; after that attempt the
-        size returns to the cap (or below, on a time-out).
+        the cap, the next size is the whole problem, once per run; after that attempt the size
+        returns to the cap (or below, on a time-out).
         """
         if timed_out and self.shrink is not None:
             self._size = max(self.floor, min(self.cap, self._size * self.shrink))
@@ -88,5 +90,3 @@ class AdaptiveSize:
             self._size = min(self.cap, grown)
         else:
             self._size, self.at_cap = min(self._size, self.cap), False
-        if improved:
-            self._tried_whole = False

@@ -11,7 +11,7 @@ from lns import SolveParams, solve
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.loop import run_lns
 from lns.core.search.neighborhood_size import AdaptiveSize
-from lns.core.search.params import LoopParams, SubSolveParams
+from lns.core.search.params import LoopParams
 from lns.core.search.selection import Neighborhood, Selector
 from lns.core.search.stop import MaxIterations, StopReason, budget
 from lns.core.solvers.protocol import SolveStatus
@@ -30,9 +30,7 @@ class FirstK(Selector):
         return Neighborhood(state.problem.integer_indices[:size])
 
 
-def _run(
-    script, iterations=3, size_rule=None, start=START, max_failures=5, renew=None, sub_solve=None
-):
+def _run(script, iterations=3, size_rule=None, start=START, max_failures=5, renew=None):
     problem = knapsack()
     incumbent = Incumbent(problem, time.perf_counter())
     assert incumbent.offer(start, found_at=time.perf_counter(), source="user")
@@ -46,7 +44,6 @@ def _run(
         stop=MaxIterations(iterations),
         callbacks=[],
         size_rule=size_rule or AdaptiveSize(4, 0.5, max_fraction=0.5),
-        sub_solve=sub_solve,
         loop=LoopParams(max_failures=max_failures),
         renew=renew,
     )
@@ -147,15 +144,6 @@ def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem
     assert [r.target_size for r in records] == [2, 4, 2, 2, 2, 2, 2]
     assert reason is StopReason.ITERATION_LIMIT
     assert [len(call["free"]) for call in solver.calls] == [2, 4, 2, 2, 2, 2, 2]
-
-
-def test_idle_time_outs_shorten_the_sub_solves_of_an_adaptive_time_limit():
-    script = [(SolveStatus.TIME_LIMIT, []), (SolveStatus.TIME_LIMIT, [])]
-    adaptive = SubSolveParams(time_limit=4.0, adaptive_time_limit=True)
-    _, _, _, solver = _run(script, iterations=3, sub_solve=adaptive)
-    assert [call["time_limit"] for call in solver.calls] == [4.0, 2.0, 1.0]
-    _, _, _, solver = _run(script, iterations=3, sub_solve=SubSolveParams(time_limit=4.0))
-    assert [call["time_limit"] for call in solver.calls] == [4.0, 4.0, 4.0]
 
 
 def test_iteration_limit():

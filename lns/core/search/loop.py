@@ -33,7 +33,6 @@ from lns.core.search.params import LoopParams, SizeParams, SubSolveParams
 from lns.core.search.result import Callback, IterationRecord
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.search.stop import Stop, StopReason, StopState
-from lns.core.search.sub_solve_limit import SubSolveLimit
 from lns.core.solvers.protocol import SEED_BOUND, SolveOutcome, SolveStatus, SubSolver
 
 log = logging.getLogger("lns")
@@ -126,7 +125,6 @@ def run_lns(
     records : list of IterationRecord
     stop_reason : StopReason
     """
-    sub_solve = sub_solve or SubSolveParams()
     search = _Search(
         problem,
         selector,
@@ -136,8 +134,7 @@ def run_lns(
         stop,
         callbacks,
         size_rule=size_rule or size_rule_of(problem, SizeParams()),
-        sub_solve=sub_solve,
-        time_limit=SubSolveLimit(sub_solve.time_limit, sub_solve.adaptive_time_limit),
+        sub_solve=sub_solve or SubSolveParams(),
         max_failures=(loop or LoopParams()).max_failures,
         exchange=exchange,
         renew=renew,
@@ -166,7 +163,6 @@ class _Search:
     callbacks: list[Callback]
     size_rule: AdaptiveSize
     sub_solve: SubSolveParams
-    time_limit: SubSolveLimit
     max_failures: int
     exchange: Callable[[int], StopReason | None] | None = None
     renew: Callable[[], SubSolver | None] | None = None
@@ -217,16 +213,10 @@ class _Search:
         time_left = self._time_left()
         if time_left <= 0:
             return self.stop.fired(stop_state(self.incumbent, iteration)) or StopReason.TIME_LIMIT
-        status, solve_time, last_found = self._sub_solve(iteration, neighborhood, time_left)
-        self.time_limit.update(
-            timed_out=status is SolveStatus.TIME_LIMIT,
-            complete=status.proven,
-            took=solve_time,
-            last_found=last_found,
-        )
+        status, solve_time, found = self._sub_solve(iteration, neighborhood, time_left)
         if self.failures >= self.max_failures:
             return StopReason.FAILURES
-        improved |= last_found is not None
+        improved |= found
         record = IterationRecord(
             iteration=iteration,
             selector=self.selector.name,
@@ -273,28 +263,28 @@ class _Search:
 
     def _sub_solve(
         self, iteration: int, neighborhood: Neighborhood, time_left: float
-    ) -> tuple[SolveStatus, float, float | None]:
-        """Solve the sub-problem; returns its status, its seconds, and the seconds after its
-        beginning at which it found its last improvement (``None``: none)."""
-        began, accepted = time.perf_counter(), []
+    ) -> tuple[SolveStatus, float, bool]:
+        """Solve the sub-problem; returns its status, its seconds, and whether it improved."""
+        accepted = []
         size = len(neighborhood.free)
 
         source = _source("subsolve", neighborhood.info.get("arm"))
 
         def offer(found):
-            if self.incumbent.offer(
-                found.x,
-                found_at=found.time,
-                source=source,
-                iteration=iteration,
-                size=size,
-                change=found.change,
-            ):
-                accepted.append(found.time - began)
+            accepted.append(
+                self.incumbent.offer(
+                    found.x,
+                    found_at=found.time,
+                    source=source,
+                    iteration=iteration,
+                    size=size,
+                    change=found.change,
+                )
+            )
 
         try:
             outcome: SolveOutcome = self.sub_solver.solve(
-                time_limit=min(self.time_limit.seconds, time_left),
+                time_limit=min(self.sub_solve.time_limit, time_left),
                 seed=int(self.rng.integers(SEED_BOUND)),
                 free=neighborhood.free,
                 start=self.incumbent.x,
@@ -306,9 +296,9 @@ class _Search:
             log.warning(
                 "%s: sub-solve of iteration %d failed: %s", self.problem.name, iteration, error
             )
-            return SolveStatus.ERROR, 0.0, None
+            return SolveStatus.ERROR, 0.0, False
         self.failures = 0
-        return as_status(outcome.status), outcome.solve_time, max(accepted, default=None)
+        return as_status(outcome.status), outcome.solve_time, any(accepted)
 
     def _verdict(self, status: SolveStatus, nothing_fixed: bool) -> StopReason | None:
         """The reason to stop that a sub-solve's status gives, or ``None``."""

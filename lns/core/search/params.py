@@ -157,11 +157,7 @@ class SubSolveParams:
         following the :class:`lns.core.solvers.protocol.SubSolver` protocol, used as it is (a
         sequential run only: the workers of a portfolio build theirs by name).
     time_limit : float
-        Seconds per sub-solve (clipped to the time left); with ``adaptive_time_limit``, the
-        largest.
-    adaptive_time_limit : bool
-        Halve the limit after a sub-solve that hit it long after its last solution, double it
-        after one that found or finished late (:mod:`lns.core.search.sub_solve_limit`).
+        Seconds per sub-solve (clipped to the time left).
     node_limit : int
         Branch-and-bound nodes per sub-solve (-1: none); with an iteration limit and no
         sub-solve hitting its time limit, a run repeats exactly.
@@ -183,7 +179,6 @@ class SubSolveParams:
 
     solver: Any = "scip"  # str | SubSolver, which OmegaConf's structured configs refuse
     time_limit: float = 5.0
-    adaptive_time_limit: bool = False
     node_limit: int = -1
     sub_mip: str = "fast"
     sub_problem: str = "auto"

@@ -382,8 +382,12 @@ class ScipSubSolver(WatchedSubSolver):
         columns = self._reducer.free_columns(free)
         if len(columns) == self.problem.n_vars or not self._reducer.holds(start):
             return None  # nothing fixed, or a start to complete: only the whole model knows
-        if self.sub_problem == "auto" and not prefers_reduced(
-            self._reducer.kept_nonzeros(columns), self.problem.matrix.nnz
+        total = self.problem.matrix.nnz
+        # The kept nonzeros are at most the free columns' (a sum over their pointers): counted,
+        # at the cost of the free columns' entries, only where that sum alone does not decide.
+        if self.sub_problem == "auto" and not (
+            prefers_reduced(self._reducer.nonzeros(columns), total)
+            or prefers_reduced(self._reducer.kept_nonzeros(columns), total)
         ):
             return None
         return columns

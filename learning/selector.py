@@ -46,6 +46,7 @@ from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.solvers.protocol import SolveStatus
 
 log = logging.getLogger("lns")
 
@@ -54,6 +55,9 @@ PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 AFTER_FAILURE = ("sample", "greedy")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
+#: Growth of :class:`CLLNS`'s bound on its top-scored neighborhoods after one solved completely
+#: (``greedy_shrink``): the size rule's default growth.
+GREEDY_GROWTH = 1.02
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -259,6 +263,15 @@ class CLLNS(Selector):
         LP and the graph can take much of a short budget); ``"wait"`` (the paper's) waits for
         them. A run without a deadline (an iteration limit) always waits, so that it repeats
         exactly.
+    greedy_shrink : float or None
+        The top-scored neighborhoods' own size rule (Sonnerat et al. 2021's, applied to them
+        alone): after one whose sub-solve ran into its time limit, the next ones free at most
+        ``greedy_shrink`` times its size, a bound that grows by 2% after each of them that was
+        solved completely. The loop's size rule halves the size on a time-out too, but the
+        sampled draws that follow a failure are far easier sub-problems than the top-scored
+        variables (a network ranks connected, interacting variables highest), complete at once
+        and grow the size back within a few dozen iterations, so that the next top-scored
+        neighborhood runs into the limit again. ``None`` (the paper's): the loop's size alone.
     score_share : float or None
         The largest share of the time since :meth:`setup` that computing scores (the dynamic
         features and the inference of each call after the first, which takes the static ones)
@@ -277,8 +290,9 @@ class CLLNS(Selector):
     ``Neighborhood.info`` holds ``"sampled"`` (whether the sampling rule chose: at the cap, or
     after a failure with ``after_failure="sample"``), ``"feature_time"``, ``"inference_time"``
     (seconds of this call; the first call's features include the root LP), ``"cached"``,
-    ``"random"`` (drawn at random while the features were not ready: ``until_ready``) and
-    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
+    ``"random"`` (drawn at random while the features were not ready: ``until_ready``),
+    ``"greedy_bound"`` (the bound ``greedy_shrink`` set on a top-scored neighborhood; ``None``
+    without one) and ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
     The network's input depends only on the problem, the incumbent and the incumbent history,
     so after an iteration that did not improve, the scores are those of the previous call:
     they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
@@ -305,6 +319,7 @@ class CLLNS(Selector):
         after_failure: str = "sample",
         until_ready: str = "random",
         score_share: float | None = None,
+        greedy_shrink: float | None = 0.5,
     ):
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
@@ -316,6 +331,11 @@ class CLLNS(Selector):
                 f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
             )
         self.score_share = score_share
+        if greedy_shrink is not None and not 0 < greedy_shrink <= 1:
+            raise InvalidArgumentError(
+                f"cl_lns: greedy_shrink must be in (0, 1] or None, got {greedy_shrink!r}"
+            )
+        self.greedy_shrink = greedy_shrink
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -345,6 +365,8 @@ class CLLNS(Selector):
         self._started = 0.0  # when setup() ran
         self._scoring_seconds = 0.0  # since setup(), the first call with scores excepted
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
+        self._greedy_bound = math.inf  # the most variables a top-scored neighborhood frees
+        self._greedy_size: int | None = None  # the last call's, if it took the top-scored
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's
@@ -452,6 +474,17 @@ class CLLNS(Selector):
         self._problem = problem
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
+        self._greedy_bound, self._greedy_size = math.inf, None
+
+    def update(self, record) -> None:
+        """Bound the top-scored neighborhoods after one of them timed out (``greedy_shrink``)."""
+        size, self._greedy_size = self._greedy_size, None
+        if size is None or self.greedy_shrink is None:
+            return
+        if SolveStatus(record.status) is SolveStatus.TIME_LIMIT:
+            self._greedy_bound = max(1.0, self.greedy_shrink * size)
+        elif SolveStatus(record.status).proven and math.isfinite(self._greedy_bound):
+            self._greedy_bound = max(self._greedy_bound * GREEDY_GROWTH, self._greedy_bound + 1)
 
     def _blas_threads(self):
         """A context in which BLAS uses ``threads`` threads."""
@@ -619,9 +652,14 @@ class CLLNS(Selector):
         scores = scores[candidates]
         size = min(size, len(candidates))
         sampled = state.at_cap or stale or (failed and self.after_failure == "sample")
+        info["greedy_bound"] = None
         if sampled:
             chosen = sample_by_scores(scores, size, rng)
         else:
+            if math.isfinite(self._greedy_bound):
+                size = min(size, int(self._greedy_bound))
+                info["greedy_bound"] = size
             chosen = np.argsort(-scores, kind="stable")[:size]
+            self._greedy_size = len(chosen)
         info["sampled"] = bool(sampled)
         return Neighborhood(np.sort(candidates[chosen]), info=info)

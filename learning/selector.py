@@ -3,8 +3,9 @@
 Huang, Ferber, Tian, Dilkina, Steiner, "Searching Large Neighborhoods for Integer Linear
 Programs with Contrastive Learning", ICML 2023. The network (:mod:`learning.model`) scores
 every variable of the bipartite graph at the incumbent (:mod:`learning.features`); the
-selector frees the ``k`` integer variables with the highest scores, and once ``k`` has
-reached its cap without improvement it samples instead (:func:`sample_by_scores`).
+selector frees the ``k`` integer variables with the highest scores (the paper's), or draws
+``k`` of them by their scores (:func:`sample_by_scores`), whichever has improved more in the
+run so far; once ``k`` has reached its cap without improvement it samples.
 
 Start-up: the checkpoint is read and checked when the selector is built (before the problem
 is read); the model's class is matched against the problem's in :meth:`CLLNS.check` (before
@@ -46,18 +47,16 @@ from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
-from lns.core.solvers.protocol import SolveStatus
 
 log = logging.getLogger("lns")
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 #: The draws of :class:`CLLNS` after a neighborhood that did not improve (``after_failure``).
 AFTER_FAILURE = ("sample", "greedy")
+#: How :class:`CLLNS` draws the neighborhood of a new incumbent (``draw``).
+DRAWS = ("auto", "greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
-#: Growth of :class:`CLLNS`'s bound on its top-scored neighborhoods after one solved completely
-#: (``greedy_shrink``): the size rule's default growth.
-GREEDY_GROWTH = 1.02
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -138,6 +137,33 @@ def sample_by_scores(
 #: Prefetch threads that may still run: cancelled and joined at exit, since a thread left
 #: inside HiGHS when the interpreter ends aborts the process.
 _RUNNING: weakref.WeakSet = weakref.WeakSet()
+
+
+class _DrawRecord:
+    """What the greedy and the sampled neighborhoods of a run gave: for each draw, how often it
+    was used, the objective it gained and the seconds its sub-solves took (``draw="auto"``)."""
+
+    def __init__(self):
+        self.used = dict.fromkeys(("greedy", "sample"), 0)
+        self.gain = dict.fromkeys(("greedy", "sample"), 0.0)
+        self.seconds = dict.fromkeys(("greedy", "sample"), 0.0)
+
+    def add(self, drawn: str, record) -> None:
+        self.used[drawn] += 1
+        self.seconds[drawn] += record.solve_time
+        if record.improved:
+            self.gain[drawn] += abs(record.objective_after - record.objective_before)
+
+    def best(self, timed: bool) -> str:
+        """The draw not used yet (greedy first), else the one with more gain per second of
+        sub-solving, or per neighborhood when not ``timed`` (a run without a deadline, which
+        must repeat exactly)."""
+        for drawn in ("greedy", "sample"):
+            if not self.used[drawn]:
+                return drawn
+        cost = self.seconds if timed else self.used
+        rate = {d: self.gain[d] / max(cost[d], 1e-3) for d in ("greedy", "sample")}
+        return "greedy" if rate["greedy"] >= rate["sample"] else "sample"
 
 
 @atexit.register
@@ -249,13 +275,23 @@ class CLLNS(Selector):
         shared machine: BLAS threads that wait for a busy core cost more than they compute
         (the inference of a 6000-node independent set took 0.09-0.14 s with one thread and
         0.28-0.29 s with two on this 2-core machine under load).
+    draw : {"auto", "greedy", "sample"}
+        The neighborhood of a new incumbent: ``"greedy"`` (the paper's) frees the top-scored
+        variables; ``"sample"`` draws by the scores (:func:`sample_by_scores`), so that variables
+        scored high are likely freed, not certain; ``"auto"`` (the default) takes the one whose
+        neighborhoods have improved the objective more per second of sub-solving in this run so
+        far (the draws after a failure count for ``"sample"``), the top-scored first. The top
+        ``k`` of a model ranks together variables that interact, and on some classes that is a
+        sub-problem far harder than a draw of the same size, solved within the limit seldom;
+        on others the top ``k`` is where the improvements are (docs/cl_lns.md, "The draw at a new
+        incumbent").
     after_failure : {"sample", "greedy"}
         The draw when the incumbent is the one of the previous call, whose neighborhood did not
         improve it. ``"sample"`` (the default): the cap's sampling rule (:func:`sample_by_scores`)
         at once, a neighborhood drawn around the same scores; ``"greedy"`` (the paper's): the
         top-scored variables again, the same scores and 2% more of them (the size rule's
         growth), so nearly the neighborhood that just failed, until the size cap switches to
-        sampling. On a new incumbent both take the top-scored variables.
+        sampling. On a new incumbent, ``draw`` decides.
     until_ready : {"random", "wait"}
         The calls of a run with a deadline while :meth:`check`'s thread still computes the
         static features and the graph: ``"random"`` (the default) draws a uniformly random
@@ -263,15 +299,6 @@ class CLLNS(Selector):
         LP and the graph can take much of a short budget); ``"wait"`` (the paper's) waits for
         them. A run without a deadline (an iteration limit) always waits, so that it repeats
         exactly.
-    greedy_shrink : float or None
-        The top-scored neighborhoods' own size rule (Sonnerat et al. 2021's, applied to them
-        alone): after one whose sub-solve ran into its time limit, the next ones free at most
-        ``greedy_shrink`` times its size, a bound that grows by 2% after each of them that was
-        solved completely. The loop's size rule halves the size on a time-out too, but the
-        sampled draws that follow a failure are far easier sub-problems than the top-scored
-        variables (a network ranks connected, interacting variables highest), complete at once
-        and grow the size back within a few dozen iterations, so that the next top-scored
-        neighborhood runs into the limit again. ``None`` (the paper's): the loop's size alone.
     score_share : float or None
         The largest share of the time since :meth:`setup` that computing scores (the dynamic
         features and the inference of each call after the first, which takes the static ones)
@@ -287,12 +314,12 @@ class CLLNS(Selector):
 
     Notes
     -----
-    ``Neighborhood.info`` holds ``"sampled"`` (whether the sampling rule chose: at the cap, or
-    after a failure with ``after_failure="sample"``), ``"feature_time"``, ``"inference_time"``
-    (seconds of this call; the first call's features include the root LP), ``"cached"``,
-    ``"random"`` (drawn at random while the features were not ready: ``until_ready``),
-    ``"greedy_bound"`` (the bound ``greedy_shrink`` set on a top-scored neighborhood; ``None``
-    without one) and ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
+    ``Neighborhood.info`` holds ``"sampled"`` (whether the sampling rule chose: at the cap,
+    after a failure with ``after_failure="sample"``, or at a new incumbent by ``draw``),
+    ``"feature_time"``, ``"inference_time"`` (seconds of this call; the first call's features
+    include the root LP), ``"cached"``,
+    ``"random"`` (drawn at random while the features were not ready: ``until_ready``) and
+    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
     The network's input depends only on the problem, the incumbent and the incumbent history,
     so after an iteration that did not improve, the scores are those of the previous call:
     they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
@@ -316,11 +343,14 @@ class CLLNS(Selector):
         checkpoint: str | Path | None = None,
         lp_time_limit: float = 60.0,
         threads: int | None = 1,
+        draw: str = "auto",
         after_failure: str = "sample",
         until_ready: str = "random",
         score_share: float | None = None,
-        greedy_shrink: float | None = 0.5,
     ):
+        if draw not in DRAWS:
+            raise UnknownNameError("cl_lns draw", draw, DRAWS)
+        self.draw = draw
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
         if until_ready not in UNTIL_READY:
@@ -331,11 +361,6 @@ class CLLNS(Selector):
                 f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
             )
         self.score_share = score_share
-        if greedy_shrink is not None and not 0 < greedy_shrink <= 1:
-            raise InvalidArgumentError(
-                f"cl_lns: greedy_shrink must be in (0, 1] or None, got {greedy_shrink!r}"
-            )
-        self.greedy_shrink = greedy_shrink
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -365,8 +390,8 @@ class CLLNS(Selector):
         self._started = 0.0  # when setup() ran
         self._scoring_seconds = 0.0  # since setup(), the first call with scores excepted
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
-        self._greedy_bound = math.inf  # the most variables a top-scored neighborhood frees
-        self._greedy_size: int | None = None  # the last call's, if it took the top-scored
+        self._drawn: str | None = None  # how the last call drew: "greedy", "sample" or None
+        self._draw_record = _DrawRecord()
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's
@@ -474,17 +499,13 @@ class CLLNS(Selector):
         self._problem = problem
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
-        self._greedy_bound, self._greedy_size = math.inf, None
+        self._drawn, self._draw_record = None, _DrawRecord()
 
     def update(self, record) -> None:
-        """Bound the top-scored neighborhoods after one of them timed out (``greedy_shrink``)."""
-        size, self._greedy_size = self._greedy_size, None
-        if size is None or self.greedy_shrink is None:
-            return
-        if SolveStatus(record.status) is SolveStatus.TIME_LIMIT:
-            self._greedy_bound = max(1.0, self.greedy_shrink * size)
-        elif SolveStatus(record.status).proven and math.isfinite(self._greedy_bound):
-            self._greedy_bound = max(self._greedy_bound * GREEDY_GROWTH, self._greedy_bound + 1)
+        """Count the last neighborhood's improvement and sub-solve seconds for its draw."""
+        if self._drawn is not None:
+            self._draw_record.add(self._drawn, record)
+        self._drawn = None
 
     def _blas_threads(self):
         """A context in which BLAS uses ``threads`` threads."""
@@ -622,6 +643,7 @@ class CLLNS(Selector):
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
+        self._drawn = None
         candidates = state.problem.integer_indices
         if self._features_pending(state):
             self._random_calls += 1
@@ -651,15 +673,18 @@ class CLLNS(Selector):
         self._scored_at = state.iteration
         scores = scores[candidates]
         size = min(size, len(candidates))
-        sampled = state.at_cap or stale or (failed and self.after_failure == "sample")
-        info["greedy_bound"] = None
+        if state.at_cap or stale:
+            sampled = True
+        elif failed:
+            sampled = self.after_failure == "sample"
+        else:
+            timed = math.isfinite(state.deadline)
+            drawn = self.draw if self.draw != "auto" else self._draw_record.best(timed)
+            sampled = drawn == "sample"
+        self._drawn = "sample" if sampled else "greedy"
         if sampled:
             chosen = sample_by_scores(scores, size, rng)
         else:
-            if math.isfinite(self._greedy_bound):
-                size = min(size, int(self._greedy_bound))
-                info["greedy_bound"] = size
             chosen = np.argsort(-scores, kind="stable")[:size]
-            self._greedy_size = len(chosen)
         info["sampled"] = bool(sampled)
         return Neighborhood(np.sort(candidates[chosen]), info=info)

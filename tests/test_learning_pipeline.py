@@ -3,8 +3,10 @@
 import csv
 import dataclasses
 import importlib.util
+import math
 import re
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +23,10 @@ from learning.train import TrainConfig, train
 from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError, UnknownNameError
+from lns.core.search.result import IterationRecord
 from lns.core.search.selection import SearchState
 from lns.core.search.stop import budget
+from lns.core.solvers.protocol import SolveStatus
 
 TINY = CollectConfig(
     iterations=4,
@@ -367,6 +371,66 @@ def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_
         np.testing.assert_array_equal(sample[a].free, greedy[b].free)
     with pytest.raises(UnknownNameError, match="after_failure"):
         CLLNS(root / "model.pt", after_failure="random")
+
+
+def _outcome(gain: float, seconds: float) -> IterationRecord:
+    return IterationRecord(
+        iteration=0,
+        selector="cl_lns",
+        neighborhood_size=20,
+        target_size=20,
+        status=SolveStatus.OPTIMAL,
+        select_time=0.0,
+        solve_time=seconds,
+        objective_before=0.0,
+        objective_after=gain,
+        improved=gain > 0,
+        time=1.0,
+    )
+
+
+def test_cl_lns_draws_a_new_incumbent_as_asked_or_as_has_gained_more(pipeline):
+    """``draw`` decides a new incumbent's neighborhood: the top-scored, a draw by the scores, or
+    (auto) the top-scored first, then whichever gained more per second of sub-solving (per
+    neighborhood in a run without a deadline)."""
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    incumbents = [np.zeros(problem.n_vars) for _ in range(4)]
+    for i, x in enumerate(incumbents[1:]):
+        x[: i + 1] = 1.0  # a new incumbent at every call
+
+    def state(i: int, deadline: float = math.inf) -> SearchState:
+        history = incumbents[:i][::-1]
+        return SearchState(problem, incumbents[i], float(i), history, i, False, deadline)
+
+    def draws(draw: str, outcomes: list, deadline: float = math.inf) -> list[bool]:
+        selector = CLLNS(root / "model.pt", draw=draw, until_ready="wait")
+        selector.setup(problem)
+        sampled = []
+        for i, outcome in enumerate(outcomes):
+            neighborhood = selector(state(i, deadline), 20, np.random.default_rng(0))
+            sampled.append(neighborhood.info["sampled"])
+            if outcome is not None:
+                selector.update(outcome)
+        return sampled
+
+    slow_greedy = [_outcome(1.0, 5.0), _outcome(1.0, 0.1), None, None]
+    fast_greedy = [_outcome(2.0, 0.1), _outcome(1.0, 1.0), None, None]
+    assert draws("greedy", slow_greedy) == [False] * 4
+    assert draws("sample", slow_greedy) == [True] * 4
+    later = time.perf_counter() + 3600
+    # greedy first, then the untried sample, then the better per second
+    assert draws("auto", slow_greedy, later) == [False, True, True, True]
+    assert draws("auto", fast_greedy, later) == [False, True, False, False]
+    # without a deadline, per neighborhood: a gain of 1 each, and the top-scored on a tie
+    assert draws("auto", slow_greedy) == [False, True, False, False]
+    selector = CLLNS(root / "model.pt", draw="sample")
+    selector.setup(problem)
+    top = selector.scores(state(0))
+    drawn = selector(state(0), 20, np.random.default_rng(0))
+    assert len(drawn.free) != 20 or top[drawn.free].min() < np.delete(top, drawn.free).max()
+    with pytest.raises(UnknownNameError, match="draw"):
+        CLLNS(root / "model.pt", draw="top")
 
 
 def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(pipeline):

@@ -281,9 +281,9 @@ class CLLNS(Selector):
         scored high are likely freed, not certain; ``"auto"`` (the default) takes the one whose
         neighborhoods have improved the objective more per second of sub-solving in this run so
         far (the draws after a failure count for ``"sample"``), the top-scored first. The top
-        ``k`` of a model ranks together variables that interact, and on some classes that is a
-        sub-problem far harder than a draw of the same size, solved within the limit seldom;
-        on others the top ``k`` is where the improvements are (docs/cl_lns.md, "The draw at a new
+        ``k`` of a model holds variables that interact, and on some classes that makes a
+        sub-problem far harder than a draw of the same size, seldom solved within its limit; on
+        others the top ``k`` is where the improvements are (docs/cl_lns.md, "The draw at a new
         incumbent").
     after_failure : {"sample", "greedy"}
         The draw when the incumbent is the one of the previous call, whose neighborhood did not

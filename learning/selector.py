@@ -47,6 +47,7 @@ from lns.core.errors import InvalidArgumentError, UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.solvers.protocol import SolveStatus
 
 log = logging.getLogger("lns")
 
@@ -139,19 +140,25 @@ def sample_by_scores(
 _RUNNING: weakref.WeakSet = weakref.WeakSet()
 
 
-class _DrawRecord:
-    """What the greedy and the sampled neighborhoods of a run gave: for each draw, how often it
-    was used, the objective it gained and the seconds its sub-solves took (``draw="auto"``)."""
+class DrawRecord:
+    """What the top-scored (``"greedy"``) and the sampled (``"sample"``) neighborhoods of a run
+    gave, per draw: how often it was used, how often it improved, its sub-solves that ran into
+    their time limit, the seconds they took and the objective it gained (``CLLNS.draw_record``;
+    ``draw="auto"`` chooses by it)."""
 
     def __init__(self):
         self.used = dict.fromkeys(("greedy", "sample"), 0)
-        self.gain = dict.fromkeys(("greedy", "sample"), 0.0)
+        self.improving = dict.fromkeys(("greedy", "sample"), 0)
+        self.timeouts = dict.fromkeys(("greedy", "sample"), 0)
         self.seconds = dict.fromkeys(("greedy", "sample"), 0.0)
+        self.gain = dict.fromkeys(("greedy", "sample"), 0.0)
 
     def add(self, drawn: str, record) -> None:
         self.used[drawn] += 1
+        self.timeouts[drawn] += SolveStatus(record.status) is SolveStatus.TIME_LIMIT
         self.seconds[drawn] += record.solve_time
         if record.improved:
+            self.improving[drawn] += 1
             self.gain[drawn] += abs(record.objective_after - record.objective_before)
 
     def best(self, timed: bool) -> str:
@@ -320,6 +327,8 @@ class CLLNS(Selector):
     include the root LP), ``"cached"``,
     ``"random"`` (drawn at random while the features were not ready: ``until_ready``) and
     ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
+    ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored
+    and its sampled neighborhoods gave.
     The network's input depends only on the problem, the incumbent and the incumbent history,
     so after an iteration that did not improve, the scores are those of the previous call:
     they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
@@ -391,7 +400,7 @@ class CLLNS(Selector):
         self._scoring_seconds = 0.0  # since setup(), the first call with scores excepted
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
         self._drawn: str | None = None  # how the last call drew: "greedy", "sample" or None
-        self._draw_record = _DrawRecord()
+        self.draw_record = DrawRecord()  # of the current problem's run
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's
@@ -499,12 +508,12 @@ class CLLNS(Selector):
         self._problem = problem
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
-        self._drawn, self._draw_record = None, _DrawRecord()
+        self._drawn, self.draw_record = None, DrawRecord()
 
     def update(self, record) -> None:
         """Count the last neighborhood's improvement and sub-solve seconds for its draw."""
         if self._drawn is not None:
-            self._draw_record.add(self._drawn, record)
+            self.draw_record.add(self._drawn, record)
         self._drawn = None
 
     def _blas_threads(self):
@@ -679,7 +688,7 @@ class CLLNS(Selector):
             sampled = self.after_failure == "sample"
         else:
             timed = math.isfinite(state.deadline)
-            drawn = self.draw if self.draw != "auto" else self._draw_record.best(timed)
+            drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed)
             sampled = drawn == "sample"
         self._drawn = "sample" if sampled else "greedy"
         if sampled:

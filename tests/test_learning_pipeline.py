@@ -429,6 +429,14 @@ def test_cl_lns_draws_a_new_incumbent_as_asked_or_as_has_gained_more(pipeline):
     top = selector.scores(state(0))
     drawn = selector(state(0), 20, np.random.default_rng(0))
     assert len(drawn.free) != 20 or top[drawn.free].min() < np.delete(top, drawn.free).max()
+    selector.update(dataclasses.replace(_outcome(2.0, 5.0), status=SolveStatus.TIME_LIMIT))
+    record = selector.draw_record
+    assert (record.used, record.improving, record.timeouts) == (
+        {"greedy": 0, "sample": 1},
+        {"greedy": 0, "sample": 1},
+        {"greedy": 0, "sample": 1},
+    )
+    assert (record.seconds["sample"], record.gain["sample"]) == (5.0, 2.0)
     with pytest.raises(UnknownNameError, match="draw"):
         CLLNS(root / "model.pt", draw="top")
 

@@ -155,7 +155,7 @@ class DrawRecord:
 
     def add(self, drawn: str, record) -> None:
         self.used[drawn] += 1
-        self.timeouts[drawn] += SolveStatus(record.status) is SolveStatus.TIME_LIMIT
+        self.timeouts[drawn] += SolveStatus(record.status).out_of_time
         self.seconds[drawn] += record.solve_time
         if record.improved:
             self.improving[drawn] += 1

@@ -456,7 +456,7 @@ def run_statistics(result: Result) -> dict:
     return dict(
         iterations=len(records),
         improving=sum(bool(r.improved) for r in records),
-        timeouts=sum(r.status == SolveStatus.TIME_LIMIT for r in records),
+        timeouts=sum(SolveStatus(r.status).out_of_time for r in records),
         freed=float(np.median([r.neighborhood_size for r in records])) if records else None,
         select_time=float(sum(r.select_time for r in records)),
         solver_time=float(result.solver_time),

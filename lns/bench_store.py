@@ -70,7 +70,7 @@ class RunRecord:
     improving : int
         LNS iterations that improved the incumbent.
     timeouts : int
-        LNS iterations whose sub-solve ran into its time limit.
+        LNS iterations whose sub-solve ran into its time limit (or past it and was left).
     freed : float or None
         Median number of variables an LNS iteration freed (``None`` without iterations).
     select_time : float

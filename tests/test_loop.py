@@ -163,6 +163,15 @@ def test_the_size_shrinks_after_a_time_limit_and_grows_otherwise():
     assert all(r.neighborhood_size == problem_size for r in records)
 
 
+def test_a_sub_solve_left_running_past_its_limit_shrinks_the_size_as_a_time_out_does():
+    events: list = []
+    first = SessionSubSolver([(SolveStatus.ABANDONED, [])], events, "first")
+    second = SessionSubSolver([(SolveStatus.NODE_LIMIT, [])], events, "second")
+    rule = AdaptiveSize(100, 0.4, growth=1.5, max_fraction=1.0, shrink=0.5)
+    records, _, _, _ = _run(first, iterations=3, size_rule=rule, renew=lambda: second)
+    assert [r.target_size for r in records] == [40, 20, 30]
+
+
 def test_a_growth_of_one_keeps_the_size_and_a_small_growth_adds_at_least_one():
     fixed = AdaptiveSize(1000, 0.1, growth=1.0, shrink=None)
     slow = AdaptiveSize(1000, 0.01, growth=1.02, shrink=None)

@@ -56,6 +56,12 @@ class SolveStatus(str, enum.Enum):
         )
 
     @property
+    def out_of_time(self) -> bool:
+        """The solve ended at its time limit, or ran past it and was left (``ABANDONED``): a
+        neighborhood too hard for the time it was given, whichever way the solver stopped."""
+        return self in (SolveStatus.TIME_LIMIT, SolveStatus.ABANDONED)
+
+    @property
     def usable_after(self) -> bool:
         """The sub-solver can solve again (``ABANDONED``: a solve that ignored every stop
         request was left running, and the sub-solver refuses further solves with

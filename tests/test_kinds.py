@@ -2,6 +2,7 @@
 run in-process for every kind), the main process checks what they send, a missing Local-MIP
 leaves the others working, and the allocation moves cores to what improves."""
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -235,8 +236,8 @@ def test_the_allocation_moves_time_to_the_only_kind_that_improves(rule):
     assert held[3] >= 24, held  # a uniform rotation gives it 10 (RateRule explores 1 in 4)
 
 
-def test_a_first_solution_pauses_the_early_workers_beyond_the_slots():
-    portfolio = Portfolio(
+def _early_portfolio():
+    return Portfolio(
         knapsack(),
         [FirstHalf(), FirstHalf()],
         named_sub_solver,
@@ -249,19 +250,47 @@ def test_a_first_solution_pauses_the_early_workers_beyond_the_slots():
         background_start=True,
         early=True,
     )
-    assert portfolio.allocation.holding == [1]  # the second LNS worker: it waits for the start
+
+
+def test_only_the_early_workers_with_a_slot_search_beside_the_start_search():
+    portfolio = _early_portfolio()
+    assert portfolio.allocation.holding == [2]  # CP-SAT, not the LNS worker waiting for a start
+    assert portfolio.early.held == {3, 4} and portfolio.early.paused == {3, 4}
     since = portfolio.allocation.since
-    portfolio.settle()
-    assert portfolio.allocation.holding == [2]  # CP-SAT keeps its core beside the start search
-    assert portfolio.early.paused == {3, 4} and portfolio.allocation.since == since
     portfolio.early.begin()
     started = [portfolio.inboxes[w].get(timeout=5) for w in (2, 3, 4)]
     assert [message[3] for message in started] == [True, False, False]
+    portfolio.settle()  # the first solution: the held-back workers no longer join
+    assert portfolio.allocation.holding == [2] and portfolio.allocation.since == since
+    assert portfolio.early.held == set() and portfolio.early.paused == {3, 4}
     portfolio.allocation.holding = [3]
     portfolio.settle()  # once only
     assert portfolio.allocation.holding == [3] and portfolio.early.paused == {3, 4}
     portfolio.early.pause({2})
     assert portfolio.inboxes[2].get(timeout=5) == ("pause",)
+
+
+@pytest.mark.parametrize("found", [False, True], ids=["no solution", "a solution"])
+def test_the_held_back_early_workers_join_after_a_slice_without_a_solution(monkeypatch, found):
+    monkeypatch.setattr(allocation, "SLICE", 0.3)
+    portfolio = _early_portfolio()
+    closing = threading.Event()
+    portfolio.early.begin()
+    collector = threading.Thread(target=portfolio.early.collect, args=(closing,))
+    collector.start()
+    if found:
+        portfolio.outbox.put(("found", 2, OPTIMUM, 23.0, time.perf_counter(), 0, 0, None))
+    time.sleep(1.0)
+    closing.set()
+    collector.join()
+    sent = {w: [] for w in (3, 4)}
+    for worker, messages in sent.items():
+        with contextlib.suppress(queue.Empty):
+            while True:
+                messages.append(portfolio.inboxes[worker].get(timeout=0.5)[0])
+    joined = ["start", "resume"] if not found else ["start"]
+    assert sent == {3: joined, 4: joined}
+    assert portfolio.early.paused == (set() if not found else {3, 4})
 
 
 def test_an_early_workers_improvement_counts_for_its_kind_in_the_allocation():

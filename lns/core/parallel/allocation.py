@@ -17,8 +17,9 @@ max(|f_old|, |f_new|)``), per second it held a slot.
   to the worker that waited longest instead.
 
 The slices begin when the LNS workers start (:meth:`Allocation.begin`); before the first
-solution the workers of other kinds all search for one (:mod:`lns.core.parallel.early`), from it
-on only those that hold a slot (:meth:`Allocation.prefer`).
+solution the workers of other kinds that hold a slot (:meth:`Allocation.prefer`) search for one
+beside the main process's start search, the others joining them after a slice without a solution
+(:mod:`lns.core.parallel.early`); from the first solution on only those that hold a slot run.
 
 With a prior (:mod:`lns.core.parallel.prior`: a weight per worker, from the kinds that did
 well on similar problems) the workers first hold the slots in the order of their weights, and a

@@ -7,9 +7,13 @@ with which the caller ends its start search while that has none of its own; the 
 checked and offered to the incumbent (:meth:`lns.core.parallel.portfolio.Portfolio.take_early`)
 before the LNS workers start, and the other messages are handed to the exchange that follows.
 
+No more of them search at once than the allocation has slots: the start search needs its core,
+and a problem whose first solution SCIP finds in seconds would wait for it twice as long beside
+three more processes on two cores. The others start paused (:meth:`EarlyStart.hold_back`) and
+join the search only if no solution came in the first seconds, when finding one is what matters.
 Once a first solution exists (the start search's or an early worker's), only as many of them
 keep running as the allocation has slots (:meth:`EarlyStart.pause`): the start search goes on
-until its stall rule ends it, and more processes than cores would slow it down.
+until its stall rule ends it.
 """
 
 from __future__ import annotations
@@ -31,8 +35,8 @@ class EarlyStart:
         The workers' messages to the main process.
     inboxes : list of multiprocessing.Queue
     workers : list of int
-        The workers that start early (all of them running: the LNS workers wait meanwhile,
-        so the allocation of :mod:`lns.core.parallel.allocation` holds from the exchange on).
+        The workers that start early (the LNS workers wait meanwhile, so the allocation of
+        :mod:`lns.core.parallel.allocation` holds from the exchange on).
 
     Attributes
     ----------
@@ -48,7 +52,9 @@ class EarlyStart:
         self.messages: list = []
         self.found = threading.Event()
         self.paused: set = set()
-        self._begun = False
+        self.held: set = set()
+        self.join_after = 0.0
+        self._begun_at: float | None = None
         self._lock = threading.Lock()
         self._ending = threading.Event()
         self._ended = threading.Event()
@@ -56,23 +62,44 @@ class EarlyStart:
     def begin(self) -> None:
         """Start the workers without an incumbent (those :meth:`pause` named, paused)."""
         with self._lock:
-            self._begun = True
+            self._begun_at = time.perf_counter()
             for worker in self.workers:
                 self.inboxes[worker].put(("start", None, None, worker not in self.paused))
 
+    def hold_back(self, workers: set, seconds: float) -> None:
+        """Start ``workers`` paused (call before :meth:`begin`); they join the search if no
+        worker has sent a solution and no first solution exists ``seconds`` after it."""
+        with self._lock:
+            self.held = set(workers)
+            self.paused |= self.held
+            self.join_after = seconds
+
     def pause(self, workers: set) -> None:
         """Pause ``workers`` (before or after :meth:`begin`): a first solution exists, and the
-        allocation gives them no core."""
+        allocation gives them no core. The held-back workers no longer join."""
         with self._lock:
+            self.held = set()
             for worker in sorted(set(workers) - self.paused):
                 self.paused.add(worker)
-                if self._begun:
+                if self._begun_at is not None:
                     self.inboxes[worker].put(("pause",))
+
+    def _join_if_due(self) -> None:
+        """Resume the held-back workers once :attr:`join_after` passed without a solution."""
+        with self._lock:
+            begun, due = self._begun_at, self.held and not self.found.is_set()
+            if not due or begun is None or time.perf_counter() - begun < self.join_after:
+                return
+            for worker in sorted(self.held):
+                self.paused.discard(worker)
+                self.inboxes[worker].put(("resume",))
+            self.held = set()
 
     def collect(self, closing: threading.Event) -> None:
         """Keep the workers' messages until :meth:`end` (or ``closing``); run in a thread."""
         try:
             while not (self._ending.is_set() or closing.is_set()):
+                self._join_if_due()
                 try:
                     message = self.outbox.get(timeout=0.05)
                 except queue.Empty:

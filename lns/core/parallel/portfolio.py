@@ -178,6 +178,10 @@ class Portfolio:
         others = [spec.worker for spec in self.specs if spec.kind_name != "lns"]
         wanted = early and others and background_start
         self.early = EarlyStart(self.outbox, self.inboxes, others) if wanted else None
+        if self.early is not None and self.allocation is not None:
+            self.allocation.prefer(others)
+            held = self.allocation.paused() & set(others)
+            self.early.hold_back(held, self.allocation.slice_seconds)
         self.early_improvements = [0] * len(self.specs)
         self.early_messages: list = []
         self._settling = threading.Lock()

@@ -7,10 +7,10 @@ with which the caller ends its start search while that has none of its own; the 
 checked and offered to the incumbent (:meth:`lns.core.parallel.portfolio.Portfolio.take_early`)
 before the LNS workers start, and the other messages are handed to the exchange that follows.
 
-No more of them search at once than the allocation has slots: the start search needs its core,
-and a problem whose first solution SCIP finds in seconds would wait for it twice as long beside
-three more processes on two cores. The others start paused (:meth:`EarlyStart.hold_back`) and
-join the search only if no solution came in the first seconds, when finding one is what matters.
+No more of them search at once than the allocation has slots: the start search, which finds
+most first solutions within seconds, needs its core. The others start paused
+(:meth:`EarlyStart.hold_back`) and join the search only if no solution came within a slice, when
+finding one at all is what matters.
 Once a first solution exists (the start search's or an early worker's), only as many of them
 keep running as the allocation has slots (:meth:`EarlyStart.pause`): the start search goes on
 until its stall rule ends it.
@@ -67,8 +67,9 @@ class EarlyStart:
                 self.inboxes[worker].put(("start", None, None, worker not in self.paused))
 
     def hold_back(self, workers: set, seconds: float) -> None:
-        """Start ``workers`` paused (call before :meth:`begin`); they join the search if no
-        worker has sent a solution and no first solution exists ``seconds`` after it."""
+        """Start ``workers`` paused (call before :meth:`begin`); they join the search if, at
+        ``seconds`` after :meth:`begin`, no worker has sent a solution and :meth:`pause` (the
+        first solution) was not called."""
         with self._lock:
             self.held = set(workers)
             self.paused |= self.held

@@ -225,7 +225,8 @@ def test_kill_9_of_a_worker_of_each_kind_loses_nothing_and_leaves_no_process():
 def test_the_allocation_moves_time_to_the_only_kind_that_improves(rule):
     allocation = Allocation([1, 2, 3, 4], slots=1, rule=rule, slice_seconds=1.0)
     held = dict.fromkeys([1, 2, 3, 4], 0)
-    now = allocation.since
+    now = 0.0  # whole seconds from 0, so that each step ends a slice exactly
+    allocation.begin(now)
     for _ in range(40):
         (worker,) = allocation.holding
         held[worker] += 1
@@ -234,6 +235,36 @@ def test_the_allocation_moves_time_to_the_only_kind_that_improves(rule):
         now += 1.0
         allocation.step(now)
     assert held[3] >= 24, held  # a uniform rotation gives it 10 (RateRule explores 1 in 4)
+
+
+def _slot_order(slices, gain):
+    """The slot's holder in each of ``slices`` slices on 2 cores, when the holder of slice
+    ``i`` brings the relative improvement ``gain(i, worker)``."""
+    allocation = Allocation([1, 2, 3, 4], slots=1, rule=RateRule(), slice_seconds=1.0)
+    order, now = [], 0.0
+    allocation.begin(now)
+    for i in range(slices):
+        (worker,) = allocation.holding
+        order.append(worker)
+        allocation.credit(worker, gain(i, worker))
+        now += 1.0
+        allocation.step(now)
+    return order
+
+
+def test_a_kind_that_never_improves_gets_ever_fewer_exploration_turns():
+    order = _slot_order(120, lambda i, worker: 0.01 if worker == 1 else 0.0)
+    first, last = order[:60], order[60:]
+    for kind in (2, 3, 4):
+        # explored every 4th decision without the back-off: 15 or so of 60 slices for the three
+        assert 1 <= last.count(kind) < first.count(kind) <= 4, order
+
+    # a kind that begins to improve late is found at its next turn and gets the core
+    def late_gain(i, worker):
+        return 0.01 if worker == 1 else 0.05 * (worker == 4 and i >= 60)
+
+    late = _slot_order(150, late_gain)
+    assert late[-30:].count(4) >= 20, late  # all but the exploration turns
 
 
 def _early_portfolio():

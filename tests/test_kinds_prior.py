@@ -134,7 +134,8 @@ def test_the_prior_changes_the_allocation():
     assert without.holding == [4]
     allocation = Allocation([4, 3, 2, 1], 1, RateRule(), slice_seconds=1.0, weights=weights)
     assert allocation.holding == [1]  # the highest weight first
-    order, now = [], allocation.since
+    order, now = [], 0.0
+    allocation.begin(now)
     for _ in range(EXPLORE):  # nobody improves: each worker is tried in turn
         order += allocation.holding
         now += 1.0

@@ -14,7 +14,10 @@ max(|f_old|, |f_new|)``), per second it held a slot.
 - :class:`RateRule` (``"rate"``): each slot goes to the worker with the highest improvement per
   second held (both sums decayed by :data:`DECAY` each slice, so that what a worker did lately
   counts most), a worker not yet tried first; every :data:`EXPLORE`-th decision a slot goes
-  to the worker that waited longest instead.
+  to the worker that waited longest instead, among those due (:meth:`Allocation.due`): a worker
+  that held slots without improving waits twice as long for each such slice in a row, so that a
+  kind that never improves costs a vanishing share of the run, not one slice in
+  :data:`EXPLORE`.
 
 The slices begin when the LNS workers start (:meth:`Allocation.begin`); before the first
 solution the workers of other kinds that hold a slot (:meth:`Allocation.prefer`) search for one
@@ -42,6 +45,9 @@ SLICE = 5.0
 DECAY = 0.7
 #: Every this many decisions, :class:`RateRule` gives a slot to the worker that waited longest.
 EXPLORE = 4
+#: The longest a worker that never improves waits for an exploration turn, in doublings of
+#: :data:`EXPLORE` decisions (:meth:`Allocation.due`; 4: 64 decisions, 320 s of 5 s slices).
+MAX_DOUBLINGS = 4
 #: A worker whose prior weight is below this is tried only in the rule's turns of the longest
 #: waiting (a weight of 0.4: on similar problems its primal integral was about 2.5 times the
 #: best kind's).
@@ -84,7 +90,8 @@ class Allocation:
         self.holding = self.candidates[: max(0, min(slots, len(self.candidates)))]
         self.earned = dict.fromkeys(self.candidates, 0.0)
         self.held = dict.fromkeys(self.candidates, 0.0)
-        self.last_held = dict.fromkeys(self.candidates, -1.0)
+        self.last_slice = dict.fromkeys(self.candidates, -1)
+        self.fruitless = dict.fromkeys(self.candidates, 0)
         self.slice_gain = dict.fromkeys(self.candidates, 0.0)
         self.decisions = 0
         self.since = time.perf_counter()
@@ -127,7 +134,9 @@ class Allocation:
             self.held[worker] *= DECAY
         for worker in self.holding:
             self.held[worker] += seconds
-            self.last_held[worker] = now
+            self.last_slice[worker] = self.decisions
+            gained = self.slice_gain[worker] > 0
+            self.fruitless[worker] = 0 if gained else self.fruitless[worker] + 1
         before = list(self.holding)
         self.holding = self.rule.choose(self, before)
         self.decisions += 1
@@ -138,7 +147,15 @@ class Allocation:
     def waiting(self) -> list[int]:
         """The candidates without a slot, the longest waiting first (of equal waits, the
         higher weight)."""
-        return sorted(self.paused(), key=lambda w: (self.last_held[w], -self.weights[w], w))
+        return sorted(self.paused(), key=lambda w: (self.last_slice[w], -self.weights[w], w))
+
+    def due(self, worker: int) -> bool:
+        """Whether ``worker`` may take an exploration turn now: at once if its last slice
+        improved the incumbent or it never held one; after ``n`` slices in a row without an
+        improvement, once :data:`EXPLORE` ``* 2 ** (n - 1)`` decisions (at most
+        :data:`MAX_DOUBLINGS` doublings) have passed since its last slice."""
+        doublings = min(self.fruitless[worker] - 1, MAX_DOUBLINGS)
+        return doublings < 0 or self.decisions - self.last_slice[worker] >= EXPLORE * 2**doublings
 
     def deferred(self, worker: int) -> bool:
         """Whether ``worker``'s weight is below :data:`DEFER_BELOW`."""
@@ -166,7 +183,8 @@ class StayRule:
 class RateRule:
     """Each slot to the best improvement per second held (untried workers first, the higher
     weight first, those deferred by the prior last), except every :data:`EXPLORE`-th decision,
-    when one slot goes to the worker that waited longest."""
+    when one slot goes to the worker that waited longest of those due
+    (:meth:`Allocation.due`)."""
 
     name = "rate"
 
@@ -180,7 +198,7 @@ class RateRule:
         weights = allocation.weights
         ranked = sorted(allocation.candidates, key=lambda w: (-rate(w), -weights[w], w))
         chosen = ranked[: len(holding)]
-        waiting = [w for w in allocation.waiting() if w not in chosen]
+        waiting = [w for w in allocation.waiting() if w not in chosen and allocation.due(w)]
         if allocation.decisions % EXPLORE == EXPLORE - 1 and waiting and chosen:
             chosen[-1] = waiting[0]
         return chosen

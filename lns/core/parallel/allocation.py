@@ -16,7 +16,7 @@ max(|f_old|, |f_new|)``), per second it held a slot.
   counts most), a worker not yet tried first; every :data:`EXPLORE`-th decision a slot goes
   to the worker that waited longest instead, among those due (:meth:`Allocation.due`): a worker
   that held slots without improving waits twice as long for each such slice in a row, so that a
-  kind that never improves costs a vanishing share of the run, not one slice in
+  kind that never improves costs less and less of the run (down to one slice in 64), not one in
   :data:`EXPLORE`.
 
 The slices begin when the LNS workers start (:meth:`Allocation.begin`); before the first
@@ -43,7 +43,8 @@ import time
 SLICE = 5.0
 #: Weight of a slice's earnings against the next one's (:class:`RateRule`).
 DECAY = 0.7
-#: Every this many decisions, :class:`RateRule` gives a slot to the worker that waited longest.
+#: Every this many decisions, :class:`RateRule` gives a slot to the worker that waited longest
+#: (of those due: :meth:`Allocation.due`).
 EXPLORE = 4
 #: The longest a worker that never improves waits for an exploration turn, in doublings of
 #: :data:`EXPLORE` decisions (:meth:`Allocation.due`; 4: 64 decisions, 320 s of 5 s slices).

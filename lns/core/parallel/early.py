@@ -11,6 +11,7 @@ No more of them search at once than the allocation has slots: the start search, 
 most first solutions within seconds, needs its core. The others start paused
 (:meth:`EarlyStart.hold_back`) and join the search only if no solution came within a slice, when
 finding one at all is what matters.
+
 Once a first solution exists (the start search's or an early worker's), only as many of them
 keep running as the allocation has slots (:meth:`EarlyStart.pause`): the start search goes on
 until its stall rule ends it.

@@ -175,17 +175,24 @@ class Portfolio:
         self._start_error: BaseException | None = None
         self._all_started = threading.Event()
         self._closing = threading.Event()
-        others = [spec.worker for spec in self.specs if spec.kind_name != "lns"]
-        wanted = early and others and background_start
-        self.early = EarlyStart(self.outbox, self.inboxes, others) if wanted else None
-        if self.early is not None and self.allocation is not None:
-            self.allocation.prefer(others)
-            held = self.allocation.paused() & set(others)
-            self.early.hold_back(held, self.allocation.slice_seconds)
+        self.early = self._early_start() if early and background_start else None
         self.early_improvements = [0] * len(self.specs)
         self.early_messages: list = []
         self._settling = threading.Lock()
         self._settled = False
+
+    def _early_start(self) -> EarlyStart | None:
+        """The workers of other kinds that search beside the start search: the slot holders
+        first, the others held back for a slice (``None`` without such workers)."""
+        others = [spec.worker for spec in self.specs if spec.kind_name != "lns"]
+        if not others:
+            return None
+        early = EarlyStart(self.outbox, self.inboxes, others)
+        if self.allocation is not None:
+            self.allocation.prefer(others)
+            held = self.allocation.paused() & set(others)
+            early.hold_back(held, self.allocation.slice_seconds)
+        return early
 
     def __enter__(self) -> Portfolio:
         self.start()

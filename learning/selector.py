@@ -312,6 +312,11 @@ class CLLNS(Selector):
         may take: a call past it that would score anew reuses the last scores instead, drawn by
         the sampling rule (:func:`sample_by_scores`; ``info["stale"]``). ``None`` (the default,
         the paper's): every new incumbent is scored.
+    random_share : float
+        The share of each neighborhood drawn from the scores that is drawn uniformly at random
+        instead, from the integer variables the scores did not choose (``info["random_part"]``
+        counts them): a model's high-scored variables are then freed beside ever different
+        others, not always with each other. 0 (the default, the paper's): none.
 
     Raises
     ------
@@ -356,6 +361,7 @@ class CLLNS(Selector):
         after_failure: str = "sample",
         until_ready: str = "random",
         score_share: float | None = None,
+        random_share: float = 0.0,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
@@ -370,6 +376,11 @@ class CLLNS(Selector):
                 f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
             )
         self.score_share = score_share
+        if not 0 <= random_share < 1:
+            raise InvalidArgumentError(
+                f"cl_lns: random_share must be in [0, 1), got {random_share!r}"
+            )
+        self.random_share = float(random_share)
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -691,9 +702,16 @@ class CLLNS(Selector):
             drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed)
             sampled = drawn == "sample"
         self._drawn = "sample" if sampled else "greedy"
+        random_part = round(self.random_share * size)
+        scored_part = max(1, size - random_part)
         if sampled:
-            chosen = sample_by_scores(scores, size, rng)
+            chosen = sample_by_scores(scores, scored_part, rng)
         else:
-            chosen = np.argsort(-scores, kind="stable")[:size]
-        info["sampled"] = bool(sampled)
+            chosen = np.argsort(-scores, kind="stable")[:scored_part]
+        extra = np.zeros(0, dtype=np.int64)
+        if random_part:
+            others = np.setdiff1d(np.arange(len(candidates)), chosen, assume_unique=True)
+            extra = rng.choice(others, size=min(random_part, len(others)), replace=False)
+        chosen = np.concatenate([chosen, extra]).astype(np.int64)
+        info.update(sampled=bool(sampled), random_part=len(extra))
         return Neighborhood(np.sort(candidates[chosen]), info=info)

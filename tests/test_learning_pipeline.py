@@ -476,6 +476,33 @@ def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(
         CLLNS(root / "model.pt", score_share=0)
 
 
+def test_cl_lns_random_share_frees_the_top_scored_beside_random_others(pipeline):
+    """With ``random_share``, the top-scored part of a greedy neighborhood shrinks to the rest of
+    ``k``, and that many others are drawn uniformly from the variables it left: the same top
+    variables each time, the others different from draw to draw; 0 frees the top ``k`` alone."""
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, [], 0, False)
+    scorer = CLLNS(root / "model.pt")
+    scorer.setup(problem)
+    ranked = np.argsort(-scorer.scores(state), kind="stable")
+    frees = []
+    for share, seed in ((0.0, 0), (0.25, 0), (0.25, 1)):
+        selector = CLLNS(root / "model.pt", draw="greedy", random_share=share, until_ready="wait")
+        selector.setup(problem)
+        neighborhood = selector(state, 20, np.random.default_rng(seed))
+        assert len(neighborhood.free) == 20 and len(set(neighborhood.free)) == 20
+        assert neighborhood.info["random_part"] == round(share * 20)
+        frees.append(set(neighborhood.free.tolist()))
+    top15 = set(ranked[:15].tolist())
+    assert frees[0] == set(ranked[:20].tolist())
+    assert top15 <= frees[1] and top15 <= frees[2]
+    assert frees[1] != frees[2] and frees[1] != frees[0]
+    for share in (1.0, -0.1):
+        with pytest.raises(InvalidArgumentError, match="random_share"):
+            CLLNS(root / "model.pt", random_share=share)
+
+
 def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):
     from learning.checkpoint import CheckpointError
 

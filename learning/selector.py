@@ -9,12 +9,14 @@ run so far; once ``k`` has reached its cap without improvement it samples.
 
 Start-up: the checkpoint is read and checked when the selector is built (before the problem
 is read); the model's class is matched against the problem's in :meth:`CLLNS.check` (before
-the first solve), which also starts a thread (:class:`_Prefetch`) that imports what the first
-call needs and computes the static features, root LP included, while SCIP, without Python's
-lock, looks for the first solution (HiGHS runs without it too); the scores are computed with
-numpy (:mod:`learning.inference`), so a run never imports torch. The first selector call waits
-for that thread within the run's deadline (and cancels its LP when the deadline passes first),
-then builds the graph and runs the inference; their time counts in the LNS budget.
+the first solve). A thread (:class:`_Prefetch`) imports what the first call needs and computes
+the static features, root LP included (HiGHS runs without Python's lock): started by
+:meth:`CLLNS.check`, beside SCIP's search for the first solution, when the calls wait for it,
+else by :meth:`CLLNS.setup`, once that solution is there, and the calls draw at random until it
+is done. The scores are computed with numpy (:mod:`learning.inference`), so a run never imports
+torch. The first selector call with scores waits for that thread within the run's deadline (and
+cancels its LP when the deadline passes first), then builds the graph and runs the inference;
+their time counts in the LNS budget.
 ``benchmarks/test_cl_lns_cost.py`` measures each part.
 """
 
@@ -53,7 +55,7 @@ log = logging.getLogger("lns")
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 #: The draws of :class:`CLLNS` after a neighborhood that did not improve (``after_failure``).
-AFTER_FAILURE = ("sample", "greedy")
+AFTER_FAILURE = ("sample", "greedy", "random")
 #: How :class:`CLLNS` draws the neighborhood of a new incumbent (``draw``).
 DRAWS = ("auto", "greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
@@ -292,13 +294,14 @@ class CLLNS(Selector):
         sub-problem far harder than a draw of the same size, seldom solved within its limit; on
         others the top ``k`` is where the improvements are (docs/cl_lns.md, "The draw at a new
         incumbent").
-    after_failure : {"sample", "greedy"}
+    after_failure : {"sample", "greedy", "random"}
         The draw when the incumbent is the one of the previous call, whose neighborhood did not
         improve it. ``"sample"`` (the default): the cap's sampling rule (:func:`sample_by_scores`)
         at once, a neighborhood drawn around the same scores; ``"greedy"`` (the paper's): the
         top-scored variables again, the same scores and 2% more of them (the size rule's
         growth), so nearly the neighborhood that just failed, until the size cap switches to
-        sampling. On a new incumbent, ``draw`` decides.
+        sampling; ``"random"``: a uniformly random neighborhood, as random LNS draws it, until a
+        new incumbent. On a new incumbent, ``draw`` decides.
     until_ready : {"random", "wait"}
         The calls of a run with a deadline while :meth:`check`'s thread still computes the
         static features and the graph: ``"random"`` (the default) draws a uniformly random
@@ -312,11 +315,6 @@ class CLLNS(Selector):
         may take: a call past it that would score anew reuses the last scores instead, drawn by
         the sampling rule (:func:`sample_by_scores`; ``info["stale"]``). ``None`` (the default,
         the paper's): every new incumbent is scored.
-    random_share : float
-        The share of each neighborhood drawn from the scores that is drawn uniformly at random
-        instead, from the integer variables the scores did not choose (``info["random_part"]``
-        counts them): a model's high-scored variables are then freed beside ever different
-        others, not always with each other. 0 (the default, the paper's): none.
 
     Raises
     ------
@@ -330,7 +328,8 @@ class CLLNS(Selector):
     after a failure with ``after_failure="sample"``, or at a new incumbent by ``draw``),
     ``"feature_time"``, ``"inference_time"`` (seconds of this call; the first call's features
     include the root LP), ``"cached"``,
-    ``"random"`` (drawn at random while the features were not ready: ``until_ready``) and
+    ``"random"`` (drawn uniformly at random: while the features were not ready, ``until_ready``,
+    or after a failure, ``after_failure="random"``) and
     ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
     ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored
     and its sampled neighborhoods gave.
@@ -361,7 +360,6 @@ class CLLNS(Selector):
         after_failure: str = "sample",
         until_ready: str = "random",
         score_share: float | None = None,
-        random_share: float = 0.0,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
@@ -376,11 +374,6 @@ class CLLNS(Selector):
                 f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
             )
         self.score_share = score_share
-        if not 0 <= random_share < 1:
-            raise InvalidArgumentError(
-                f"cl_lns: random_share must be in [0, 1), got {random_share!r}"
-            )
-        self.random_share = float(random_share)
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -435,7 +428,10 @@ class CLLNS(Selector):
     def check(self, problem: Problem) -> None:
         """Match the model to ``problem`` before solving: pick a shipped one, or warn on a mismatch.
 
-        Then starts the thread that computes the static features of the model's columns.
+        Then, with ``until_ready="wait"``, starts the thread that computes the static features of
+        the model's columns beside the search for a first solution; with ``"random"``,
+        :meth:`setup` starts it once a first solution is there, so that the thread does not take
+        a core from that search (the calls draw at random until it is done).
 
         Raises
         ------
@@ -454,7 +450,8 @@ class CLLNS(Selector):
         self.prefetch = _Prefetch(
             problem, self.background_imports, self.lp_time_limit, self._columns, self._policy
         )
-        self.prefetch.start()
+        if self.until_ready == "wait":
+            self.prefetch.start()
 
     def _use_shipped_model(self, problem: Problem, detected: DetectedClass) -> None:
         """Load the shipped model of the ``detected`` class, else the shipped general model.
@@ -511,11 +508,15 @@ class CLLNS(Selector):
     def setup(self, problem: Problem) -> None:
         """Check ``problem`` (unless :meth:`check` did) and forget the previous problem's features.
 
-        The static features come from :meth:`check`'s thread; the first call waits for them
-        within the run's deadline, and builds the graph.
+        The static features come from :meth:`check`'s thread, started here unless it runs; the
+        first call waits for them within the run's deadline (or, with ``until_ready="random"``,
+        draws at random until they are ready), and builds the graph.
         """
         if self._checked is not problem:
             self.check(problem)
+        assert self.prefetch is not None, "check() builds the prefetch"
+        if self.prefetch.ident is None:
+            self.prefetch.start()
         self._problem = problem
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
@@ -661,15 +662,18 @@ class CLLNS(Selector):
             and prefetch.is_alive()
         )
 
+    def _uniform(self, candidates: np.ndarray, size: int, rng: np.random.Generator) -> Neighborhood:
+        """``size`` of ``candidates`` drawn uniformly at random (``info["random"]``)."""
+        chosen = rng.choice(candidates, size=min(size, len(candidates)), replace=False)
+        return Neighborhood(np.sort(chosen), info={"sampled": False, "random": True, **self._last})
+
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
         self._drawn = None
         candidates = state.problem.integer_indices
         if self._features_pending(state):
             self._random_calls += 1
-            chosen = rng.choice(candidates, size=min(size, len(candidates)), replace=False)
-            info = {"sampled": False, "random": True, **self._last}
-            return Neighborhood(np.sort(chosen), info=info)
+            return self._uniform(candidates, size, rng)
         if self._random_calls:
             log.info(
                 "%s: cl_lns's features ready after %d random neighborhoods",
@@ -678,6 +682,8 @@ class CLLNS(Selector):
             )
             self._random_calls = 0
         failed = self._failed(state)
+        if failed and self.after_failure == "random":
+            return self._uniform(candidates, size, rng)
         scores = None if failed else self._stale_scores(state)
         stale = scores is not None
         if not stale:
@@ -702,16 +708,9 @@ class CLLNS(Selector):
             drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed)
             sampled = drawn == "sample"
         self._drawn = "sample" if sampled else "greedy"
-        random_part = round(self.random_share * size)
-        scored_part = max(1, size - random_part)
         if sampled:
-            chosen = sample_by_scores(scores, scored_part, rng)
+            chosen = sample_by_scores(scores, size, rng)
         else:
-            chosen = np.argsort(-scores, kind="stable")[:scored_part]
-        extra = np.zeros(0, dtype=np.int64)
-        if random_part:
-            others = np.setdiff1d(np.arange(len(candidates)), chosen, assume_unique=True)
-            extra = rng.choice(others, size=min(random_part, len(others)), replace=False)
-        chosen = np.concatenate([chosen, extra]).astype(np.int64)
-        info.update(sampled=bool(sampled), random_part=len(extra))
+            chosen = np.argsort(-scores, kind="stable")[:size]
+        info["sampled"] = bool(sampled)
         return Neighborhood(np.sort(candidates[chosen]), info=info)

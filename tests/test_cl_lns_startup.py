@@ -296,8 +296,8 @@ def test_cl_lns_run_does_not_need_torch(tmp_path):
 
 def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
     """A slow import (a fake module whose import waits until the test lets it finish), the
-    static features and the graph cache run beside the caller, from ``check`` on; the first
-    call uses them instead of computing them again."""
+    static features and the graph cache run beside the caller, from ``check`` on (with the
+    paper's wait for them); the first call uses them instead of computing them again."""
     gate = types.ModuleType("fake_import_gate")
     gate.release, gate.imported = threading.Event(), False
     monkeypatch.setitem(sys.modules, "fake_import_gate", gate)
@@ -319,7 +319,7 @@ def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
         "graph_cache",
         lambda *args: graphs.append(threading.current_thread().name) or cache(*args),
     )
-    selector, problem = CLLNS("mis"), tiny("mis")
+    selector, problem = CLLNS("mis", until_ready="wait"), tiny("mis")
     selector.check(problem)
     assert selector.prefetch.is_alive() and not gate.imported  # check did not wait for it
     gate.release.set()
@@ -385,6 +385,7 @@ def test_calls_before_the_features_are_ready_draw_at_random_in_a_run_with_a_dead
     monkeypatch.setattr(learning.features, "solve_root_lp", slow_lp)
     selector, problem = CLLNS("mis"), tiny("mis")
     selector.check(problem)
+    selector.setup(problem)
     assert started.wait(30)
     incumbent = np.zeros(problem.n_vars)
     timed = SearchState(problem, incumbent, 0.0, deadline=time.perf_counter() + 30)
@@ -401,6 +402,21 @@ def test_calls_before_the_features_are_ready_draw_at_random_in_a_run_with_a_dead
     assert not selector.prefetch.is_alive()
     assert "features ready after 2 random neighborhoods" in caplog.text
     assert not selector(timed, 5, np.random.default_rng(0)).info["random"]
+
+
+@pytest.mark.parametrize("until_ready, from_check", [("wait", True), ("random", False)])
+def test_the_features_are_prepared_from_check_only_when_the_calls_wait_for_them(
+    until_ready, from_check
+):
+    """Waiting for its features, the selector prepares them beside the search for a first
+    solution, from ``check`` on; drawing at random meanwhile, from ``setup`` on (once there is a
+    first solution), so that the thread takes no core from that search."""
+    selector, problem = CLLNS("mis", until_ready=until_ready), tiny("mis")
+    selector.check(problem)
+    assert (selector.prefetch.ident is not None) == from_check
+    selector.setup(problem)
+    selector.prefetch.join(timeout=30)
+    assert selector.prefetch.extractor is not None
 
 
 def test_cl_lns_runs_on_portfolio_workers():

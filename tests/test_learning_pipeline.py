@@ -348,6 +348,8 @@ def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
 
 
 def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_k(pipeline):
+    """After a failure: the top-scored again (greedy), a draw by the scores (sample) or a
+    uniformly random neighborhood (random); on a new incumbent each rule takes the top 20."""
     root, *_ = pipeline
     problem = tiny_mis(7)
     incumbent, other = np.zeros(problem.n_vars), np.zeros(problem.n_vars)
@@ -358,19 +360,25 @@ def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_
         SearchState(problem, other, 1.0, [incumbent], 2, False),  # the second improved
     ]
     draws = {}
-    for rule in ("greedy", "sample"):
+    for rule in ("greedy", "sample", "random"):
         selector = CLLNS(root / "model.pt", after_failure=rule)
         selector.setup(problem)
         draws[rule] = [selector(state, 20, np.random.default_rng(1)) for state in states]
-    greedy, sample = draws["greedy"], draws["sample"]
+    greedy, sample, uniform = draws["greedy"], draws["sample"], draws["random"]
     assert [d.info["sampled"] for d in greedy] == [False, False, False]
     assert [d.info["sampled"] for d in sample] == [False, True, False]
+    assert [d.info["random"] for d in uniform] == [False, True, False]
     np.testing.assert_array_equal(greedy[1].free, greedy[0].free)  # the failed one again
     assert not np.array_equal(sample[1].free, sample[0].free)
-    for a, b in ((0, 0), (2, 2)):  # on a new incumbent both rules take the top 20
-        np.testing.assert_array_equal(sample[a].free, greedy[b].free)
+    assert len(uniform[1].free) == 20 and uniform[1].info["inference_time"] == 0.0
+    np.testing.assert_array_equal(
+        uniform[1].free, np.sort(np.random.default_rng(1).choice(problem.n_vars, 20, replace=False))
+    )
+    for drawn in (sample, uniform):  # on a new incumbent every rule takes the top 20
+        for a in (0, 2):
+            np.testing.assert_array_equal(drawn[a].free, greedy[a].free)
     with pytest.raises(UnknownNameError, match="after_failure"):
-        CLLNS(root / "model.pt", after_failure="random")
+        CLLNS(root / "model.pt", after_failure="uniform")
 
 
 def _outcome(gain: float, seconds: float) -> IterationRecord:
@@ -474,33 +482,6 @@ def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(
     assert not np.array_equal(stale[2].free, scored[2].free)
     with pytest.raises(InvalidArgumentError, match="score_share"):
         CLLNS(root / "model.pt", score_share=0)
-
-
-def test_cl_lns_random_share_frees_the_top_scored_beside_random_others(pipeline):
-    """With ``random_share``, the top-scored part of a greedy neighborhood shrinks to the rest of
-    ``k``, and that many others are drawn uniformly from the variables it left: the same top
-    variables each time, the others different from draw to draw; 0 frees the top ``k`` alone."""
-    root, *_ = pipeline
-    problem = tiny_mis(7)
-    state = SearchState(problem, np.zeros(problem.n_vars), 0.0, [], 0, False)
-    scorer = CLLNS(root / "model.pt")
-    scorer.setup(problem)
-    ranked = np.argsort(-scorer.scores(state), kind="stable")
-    frees = []
-    for share, seed in ((0.0, 0), (0.25, 0), (0.25, 1)):
-        selector = CLLNS(root / "model.pt", draw="greedy", random_share=share, until_ready="wait")
-        selector.setup(problem)
-        neighborhood = selector(state, 20, np.random.default_rng(seed))
-        assert len(neighborhood.free) == 20 and len(set(neighborhood.free)) == 20
-        assert neighborhood.info["random_part"] == round(share * 20)
-        frees.append(set(neighborhood.free.tolist()))
-    top15 = set(ranked[:15].tolist())
-    assert frees[0] == set(ranked[:20].tolist())
-    assert top15 <= frees[1] and top15 <= frees[2]
-    assert frees[1] != frees[2] and frees[1] != frees[0]
-    for share in (1.0, -0.1):
-        with pytest.raises(InvalidArgumentError, match="random_share"):
-            CLLNS(root / "model.pt", random_share=share)
 
 
 def test_cl_lns_names_a_checkpoint_that_does_not_fit(tmp_path):

@@ -218,8 +218,9 @@ def test_imports(benchmark, measure, modules):
     measure(lambda: subprocess.run(command, cwd=TREE, check=True))
 
 
-#: A run that notes when ``import learning.selector`` began, the first neighborhood and the first
-#: solution (argv: instance, checkpoint, LNS start).
+#: A run that notes when ``import learning.selector`` began, the first neighborhood (the model's:
+#: the selector waits for its features) and the first solution (argv: instance, checkpoint, LNS
+#: start).
 FIRST_NEIGHBORHOOD = r"""
 import json, sys, time
 from lns import SolveParams, StartParams, SubSolveParams, solve
@@ -236,7 +237,8 @@ class Timed(CLLNS):
 
 start, sub_solve = StartParams(strategy=sys.argv[3]), SubSolveParams(node_limit=100)
 params = SolveParams(start=start, sub_solve=sub_solve)
-result = solve(sys.argv[1], Timed(sys.argv[2]), budget(60, 1), seed=0, params=params)
+selector = Timed(sys.argv[2], until_ready="wait")  # the first call is the model's
+result = solve(sys.argv[1], selector, budget(60, 1), seed=0, params=params)
 print(json.dumps({"first neighborhood (s)": first[0],
                   "first solution (s)": result.trajectory[0][0]}))
 """

@@ -137,8 +137,8 @@ def sample_by_scores(
     return chosen if len(chosen) else np.array([int(np.argmax(scores))])
 
 
-#: Prefetch threads that may still run: cancelled and joined at exit, since a thread left
-#: inside HiGHS when the interpreter ends aborts the process.
+#: Prefetch threads started that may still run: cancelled and joined at exit, since a thread
+#: left inside HiGHS when the interpreter ends aborts the process.
 _RUNNING: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -225,7 +225,10 @@ class _Prefetch(threading.Thread):
         self.graph: GraphCache | None = None
         self.cancel = threading.Event()
         self._graph_lock = threading.Lock()
+
+    def start(self) -> None:
         _RUNNING.add(self)
+        super().start()
 
     def run(self) -> None:
         try:

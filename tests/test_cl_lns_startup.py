@@ -419,6 +419,30 @@ def test_the_features_are_prepared_from_check_only_when_the_calls_wait_for_them(
     assert selector.prefetch.extractor is not None
 
 
+def test_a_selector_checked_and_never_set_up_lets_the_process_exit_cleanly(tmp_path):
+    """The main process of a portfolio checks the selector and leaves the search to its workers:
+    its features thread is never started, and the exit's cancel-and-join of the started ones
+    passes it by (joining a thread never started raises)."""
+    instance = tiny("mis").write(tmp_path / "tiny.lp")
+    script = textwrap.dedent(f"""
+        from learning.selector import CLLNS
+        from lns.core.problem.mip import read_problem
+        selector = CLLNS("mis")
+        selector.check(read_problem({str(instance)!r}))
+        assert selector.prefetch.ident is None
+        print("ok")
+    """)
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert out.returncode == 0 and out.stdout == "ok\n", out.stderr[-2000:]
+    assert "Error" not in out.stderr, out.stderr[-2000:]
+
+
 def test_cl_lns_runs_on_portfolio_workers():
     """The selector, checked in the main process (its prefetch thread running), is pickled
     into each worker, which prepares its own features."""

@@ -143,36 +143,43 @@ _RUNNING: weakref.WeakSet = weakref.WeakSet()
 
 
 class DrawRecord:
-    """What the top-scored (``"greedy"``) and the sampled (``"sample"``) neighborhoods of a run
-    gave, per draw: how often it was used, how often it improved, its sub-solves that ran into
-    their time limit, the seconds they took and the objective it gained (``CLLNS.draw_record``;
-    ``draw="auto"`` chooses by it)."""
+    """What each draw of a run gave: the top-scored (``"greedy"``), the sampled (``"sample"``)
+    and, as an arm of ``random_arm``, the uniformly random (``"random"``) neighborhoods; per
+    draw, how often it was used, how often it improved, its sub-solves that ran into their time
+    limit, the seconds they took, the seconds its scores took and the objective it gained
+    (``CLLNS.draw_record``; ``draw="auto"`` chooses by it)."""
 
-    def __init__(self):
-        self.used = dict.fromkeys(("greedy", "sample"), 0)
-        self.improving = dict.fromkeys(("greedy", "sample"), 0)
-        self.timeouts = dict.fromkeys(("greedy", "sample"), 0)
-        self.seconds = dict.fromkeys(("greedy", "sample"), 0.0)
-        self.gain = dict.fromkeys(("greedy", "sample"), 0.0)
+    def __init__(self, draws: tuple[str, ...] = ("greedy", "sample")):
+        self.draws = draws
+        self.used = dict.fromkeys(draws, 0)
+        self.improving = dict.fromkeys(draws, 0)
+        self.timeouts = dict.fromkeys(draws, 0)
+        self.seconds = dict.fromkeys(draws, 0.0)
+        self.scoring = dict.fromkeys(draws, 0.0)
+        self.gain = dict.fromkeys(draws, 0.0)
 
-    def add(self, drawn: str, record) -> None:
+    def add(self, drawn: str, record, scoring: float = 0.0) -> None:
         self.used[drawn] += 1
         self.timeouts[drawn] += SolveStatus(record.status).out_of_time
         self.seconds[drawn] += record.solve_time
+        self.scoring[drawn] += scoring
         if record.improved:
             self.improving[drawn] += 1
             self.gain[drawn] += abs(record.objective_after - record.objective_before)
 
-    def best(self, timed: bool) -> str:
-        """The draw not used yet (greedy first), else the one with more gain per second of
-        sub-solving, or per neighborhood when not ``timed`` (a run without a deadline, which
-        must repeat exactly)."""
-        for drawn in ("greedy", "sample"):
+    def best(self, timed: bool, among: tuple[str, ...] | None = None) -> str:
+        """The first draw of ``among`` (default: all, in their order) not used yet, else the one
+        with the most gain per second of sub-solving and scoring, or per neighborhood when not
+        ``timed`` (a run without a deadline, which must repeat exactly); ties go to the first."""
+        among = self.draws if among is None else among
+        for drawn in among:
             if not self.used[drawn]:
                 return drawn
-        cost = self.seconds if timed else self.used
-        rate = {d: self.gain[d] / max(cost[d], 1e-3) for d in ("greedy", "sample")}
-        return "greedy" if rate["greedy"] >= rate["sample"] else "sample"
+        if timed:
+            cost = {d: self.seconds[d] + self.scoring[d] for d in among}
+        else:
+            cost = {d: float(self.used[d]) for d in among}
+        return max(among, key=lambda d: self.gain[d] / max(cost[d], 1e-3))
 
 
 @atexit.register
@@ -292,7 +299,8 @@ class CLLNS(Selector):
         variables; ``"sample"`` draws by the scores (:func:`sample_by_scores`), so that variables
         scored high are likely freed, not certain; ``"auto"`` (the default) takes the one whose
         neighborhoods have improved the objective more per second of sub-solving in this run so
-        far (the draws after a failure count for ``"sample"``), the top-scored first. The top
+        far and its scores (the first excepted), the top-scored first (the draws after a failure
+        count for ``"sample"``). The top
         ``k`` of a model holds variables that interact, and on some classes that makes a
         sub-problem far harder than a draw of the same size, seldom solved within its limit; on
         others the top ``k`` is where the improvements are (docs/cl_lns.md, "The draw at a new
@@ -318,6 +326,12 @@ class CLLNS(Selector):
         may take: a call past it that would score anew reuses the last scores instead, drawn by
         the sampling rule (:func:`sample_by_scores`; ``info["stale"]``). ``None`` (the default,
         the paper's): every new incumbent is scored.
+    random_arm : bool
+        With ``draw="auto"``, a uniformly random neighborhood (as random LNS draws it, with no
+        scores computed) is a third draw beside the top-scored and the sampled ones, chosen by
+        the same rule at every call: at a new incumbent among the three, after a failure or at
+        the size cap between the sampled and the random (``after_failure`` is then not used).
+        ``False`` (the default): the model's draws only.
 
     Raises
     ------
@@ -332,10 +346,10 @@ class CLLNS(Selector):
     ``"feature_time"``, ``"inference_time"`` (seconds of this call; the first call's features
     include the root LP), ``"cached"``,
     ``"random"`` (drawn uniformly at random: while the features were not ready, ``until_ready``,
-    or after a failure, ``after_failure="random"``) and
+    after a failure, ``after_failure="random"``, or by ``random_arm``) and
     ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
-    ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored
-    and its sampled neighborhoods gave.
+    ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored,
+    its sampled and (``random_arm``) its random neighborhoods gave.
     The network's input depends only on the problem, the incumbent and the incumbent history,
     so after an iteration that did not improve, the scores are those of the previous call:
     they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
@@ -363,10 +377,15 @@ class CLLNS(Selector):
         after_failure: str = "sample",
         until_ready: str = "random",
         score_share: float | None = None,
+        random_arm: bool = False,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
-        self.draw = draw
+        if random_arm and draw != "auto":
+            raise InvalidArgumentError(
+                f"cl_lns: random_arm is an arm of draw='auto', not of draw={draw!r}"
+            )
+        self.draw, self.random_arm = draw, bool(random_arm)
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
         if until_ready not in UNTIL_READY:
@@ -406,8 +425,13 @@ class CLLNS(Selector):
         self._started = 0.0  # when setup() ran
         self._scoring_seconds = 0.0  # since setup(), the first call with scores excepted
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
-        self._drawn: str | None = None  # how the last call drew: "greedy", "sample" or None
-        self.draw_record = DrawRecord()  # of the current problem's run
+        self._drawn: str | None = None  # the draw of the last call that the record counts
+        self._call_scoring = 0.0  # seconds the last call scored, the first scores excepted
+        self.draw_record = self._new_record()  # of the current problem's run
+
+    def _new_record(self) -> DrawRecord:
+        draws = ("greedy", "sample", "random") if self.random_arm else ("greedy", "sample")
+        return DrawRecord(draws)
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's
@@ -523,12 +547,12 @@ class CLLNS(Selector):
         self._problem = problem
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
-        self._drawn, self.draw_record = None, DrawRecord()
+        self._drawn, self.draw_record = None, self._new_record()
 
     def update(self, record) -> None:
-        """Count the last neighborhood's improvement and sub-solve seconds for its draw."""
+        """Count the last neighborhood's improvement, sub-solve and scoring seconds for its draw."""
         if self._drawn is not None:
-            self.draw_record.add(self._drawn, record)
+            self.draw_record.add(self._drawn, record, self._call_scoring)
         self._drawn = None
 
     def _blas_threads(self):
@@ -672,7 +696,7 @@ class CLLNS(Selector):
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
-        self._drawn = None
+        self._drawn, self._call_scoring = None, 0.0
         candidates = state.problem.integer_indices
         if self._features_pending(state):
             self._random_calls += 1
@@ -685,7 +709,16 @@ class CLLNS(Selector):
             )
             self._random_calls = 0
         failed = self._failed(state)
-        if failed and self.after_failure == "random":
+        timed = math.isfinite(state.deadline)
+        armed = None  # the random arm's choice
+        if self.random_arm:
+            repeats = failed or state.at_cap  # the top k would be the last one or is replaced
+            among = ("sample", "random") if repeats else self.draw_record.draws
+            armed = self.draw_record.best(timed, among)
+            if armed == "random":
+                self._drawn = "random"
+                return self._uniform(candidates, size, rng)
+        elif failed and self.after_failure == "random":
             return self._uniform(candidates, size, rng)
         scores = None if failed else self._stale_scores(state)
         stale = scores is not None
@@ -693,7 +726,8 @@ class CLLNS(Selector):
             first_scores = self._extractor is None  # its features may have waited for the root LP
             scores = None if self._stopped(state) else self.scores(state, size)
             if not first_scores:
-                self._scoring_seconds += self._last["feature_time"] + self._last["inference_time"]
+                self._call_scoring = self._last["feature_time"] + self._last["inference_time"]
+                self._scoring_seconds += self._call_scoring
         info = {"sampled": False, "random": False, "stale": stale, **self._last}
         if scores is None:
             return Neighborhood(
@@ -704,10 +738,11 @@ class CLLNS(Selector):
         size = min(size, len(candidates))
         if state.at_cap or stale:
             sampled = True
+        elif armed is not None:
+            sampled = armed == "sample"
         elif failed:
             sampled = self.after_failure == "sample"
         else:
-            timed = math.isfinite(state.deadline)
             drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed)
             sampled = drawn == "sample"
         self._drawn = "sample" if sampled else "greedy"

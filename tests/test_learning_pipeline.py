@@ -449,6 +449,41 @@ def test_cl_lns_draws_a_new_incumbent_as_asked_or_as_has_gained_more(pipeline):
         CLLNS(root / "model.pt", draw="top")
 
 
+def test_cl_lns_random_arm_is_tried_then_chosen_when_it_gains_more_per_second(pipeline):
+    """With ``random_arm``, the uniformly random neighborhood is a third draw of ``auto``: tried
+    after the top-scored and the sampled, then chosen while it gains the most per second, with
+    no scores computed; after a failure the top-scored is not among the choices."""
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    incumbents = [np.zeros(problem.n_vars) for _ in range(5)]
+    for i, x in enumerate(incumbents[1:]):
+        x[: i + 1] = 1.0
+    deadline = time.perf_counter() + 3600
+    selector = CLLNS(root / "model.pt", random_arm=True, until_ready="wait")
+    selector.setup(problem)
+    drawn, outcomes = [], [_outcome(1.0, 5.0), _outcome(1.0, 5.0), _outcome(1.0, 0.1), None]
+    for i, outcome in enumerate(outcomes):
+        history = incumbents[:i][::-1]
+        state = SearchState(problem, incumbents[i], float(i), history, i, False, deadline)
+        neighborhood = selector(state, 20, np.random.default_rng(0))
+        drawn.append((neighborhood.info["sampled"], neighborhood.info["random"]))
+        if outcome is not None:
+            selector.update(outcome)
+    assert drawn == [(False, False), (True, False), (False, True), (False, True)]
+    assert neighborhood.info["inference_time"] == 0.0
+    assert selector.draw_record.used == {"greedy": 1, "sample": 1, "random": 1}
+    # a failure at the top-scored: the sampled or the random, never the same top 20 again
+    selector = CLLNS(root / "model.pt", random_arm=True, until_ready="wait")
+    selector.setup(problem)
+    first = SearchState(problem, incumbents[0], 0.0, [], 0, False, deadline)
+    assert not selector(first, 20, np.random.default_rng(0)).info["sampled"]
+    selector.update(_outcome(0.0, 0.1))
+    again = selector(dataclasses.replace(first, iteration=1), 20, np.random.default_rng(0))
+    assert again.info["sampled"] and selector.draw_record.used["greedy"] == 1
+    with pytest.raises(InvalidArgumentError, match="random_arm"):
+        CLLNS(root / "model.pt", draw="greedy", random_arm=True)
+
+
 def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(pipeline):
     """With scoring over its share of the run's time, a new incumbent is not scored: its
     neighborhood is sampled from the last scores; without a share it is scored. The first call

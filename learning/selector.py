@@ -167,19 +167,39 @@ class DrawRecord:
             self.improving[drawn] += 1
             self.gain[drawn] += abs(record.objective_after - record.objective_before)
 
-    def best(self, timed: bool, among: tuple[str, ...] | None = None) -> str:
+    def best(
+        self, timed: bool, rng: np.random.Generator, among: tuple[str, ...] | None = None
+    ) -> str:
         """The first draw of ``among`` (default: all, in their order) not used yet, else the one
         with the most gain per second of sub-solving and scoring, or per neighborhood when not
-        ``timed`` (a run without a deadline, which must repeat exactly); ties go to the first."""
+        ``timed`` (a run without a deadline, which must repeat exactly), as drawn by Thompson
+        sampling.
+
+        Improvements are rare and their rate falls as the run goes on, so a draw judged by its
+        record so far would never be tried again after a first failure. Instead each draw's
+        rate of improvements is drawn from its Gamma posterior (its improvements and cost, with
+        a prior of one improvement at the cost per improvement of all draws together) and
+        multiplied by its mean gain per improvement (with one improvement of the mean gain of
+        all draws): a draw with little record is tried again now and then, one that has cost
+        much without gain seldom.
+        """
         among = self.draws if among is None else among
         for drawn in among:
             if not self.used[drawn]:
                 return drawn
         if timed:
-            cost = {d: self.seconds[d] + self.scoring[d] for d in among}
+            cost = {d: self.seconds[d] + self.scoring[d] for d in self.draws}
         else:
-            cost = {d: float(self.used[d]) for d in among}
-        return max(among, key=lambda d: self.gain[d] / max(cost[d], 1e-3))
+            cost = {d: float(self.used[d]) for d in self.draws}
+        improvements = max(sum(self.improving.values()), 1)
+        prior_cost = sum(cost.values()) / improvements
+        prior_gain = sum(self.gain.values()) / improvements
+
+        def sampled_rate(drawn: str) -> float:
+            rate = rng.gamma(self.improving[drawn] + 1, 1 / max(cost[drawn] + prior_cost, 1e-3))
+            return rate * (self.gain[drawn] + prior_gain) / (self.improving[drawn] + 1)
+
+        return max(among, key=sampled_rate)
 
 
 @atexit.register
@@ -298,13 +318,12 @@ class CLLNS(Selector):
         The neighborhood of a new incumbent: ``"greedy"`` (the paper's) frees the top-scored
         variables; ``"sample"`` draws by the scores (:func:`sample_by_scores`), so that variables
         scored high are likely freed, not certain; ``"auto"`` (the default) takes the one whose
-        neighborhoods have improved the objective more per second of sub-solving in this run so
-        far and its scores (the first excepted), the top-scored first (the draws after a failure
-        count for ``"sample"``). The top
-        ``k`` of a model holds variables that interact, and on some classes that makes a
-        sub-problem far harder than a draw of the same size, seldom solved within its limit; on
-        others the top ``k`` is where the improvements are (docs/cl_lns.md, "The draw at a new
-        incumbent").
+        neighborhoods have improved the objective more per second of sub-solving and scoring
+        (the first scores excepted) in this run so far, the top-scored first (the draws after a
+        failure count for ``"sample"``). The top ``k`` of a model holds variables that
+        interact, and on some classes that makes a sub-problem far harder than a draw of the
+        same size, seldom solved within its limit; on others the top ``k`` is where the
+        improvements are (docs/cl_lns.md, "The draw at a new incumbent").
     after_failure : {"sample", "greedy", "random"}
         The draw when the incumbent is the one of the previous call, whose neighborhood did not
         improve it. ``"sample"`` (the default): the cap's sampling rule (:func:`sample_by_scores`)
@@ -714,7 +733,7 @@ class CLLNS(Selector):
         if self.random_arm:
             repeats = failed or state.at_cap  # the top k would be the last one or is replaced
             among = ("sample", "random") if repeats else self.draw_record.draws
-            armed = self.draw_record.best(timed, among)
+            armed = self.draw_record.best(timed, rng, among)
             if armed == "random":
                 self._drawn = "random"
                 return self._uniform(candidates, size, rng)
@@ -743,7 +762,7 @@ class CLLNS(Selector):
         elif failed:
             sampled = self.after_failure == "sample"
         else:
-            drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed)
+            drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed, rng)
             sampled = drawn == "sample"
         self._drawn = "sample" if sampled else "greedy"
         if sampled:

@@ -7,6 +7,7 @@ import math
 import re
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from instances.generators.registry import CLASSES
 from learning.checkpoint_file import CheckpointError
 from learning.collect import CollectConfig, collect_files, load_instance_file
 from learning.dataset import evenly_spaced, load_samples
-from learning.selector import CLLNS
+from learning.selector import CLLNS, DrawRecord
 from learning.train import TrainConfig, train
 from lns import SolveParams
 from lns.api import solve
@@ -314,7 +315,7 @@ def test_cl_lns_selector_contract(pipeline):
 def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
     root, *_ = pipeline
     problem = tiny_mis(7)
-    selector = CLLNS(root / "model.pt", after_failure="greedy")
+    selector = CLLNS(root / "model.pt", after_failure="greedy", random_arm=False)
     selector.setup(problem)
     calls = []
     logits = selector._policy.logits
@@ -337,7 +338,7 @@ def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
     ]
     assert len(calls) == 2 and again.info["inference_time"] == 0.0
     assert set(first.free) <= set(again.free)  # the same ranking, two more variables
-    fresh = CLLNS(root / "model.pt", after_failure="greedy")
+    fresh = CLLNS(root / "model.pt", after_failure="greedy", random_arm=False)
     fresh.setup(problem)
     np.testing.assert_array_equal(
         fresh(
@@ -348,8 +349,9 @@ def test_cl_lns_reuses_scores_while_the_incumbent_stays(pipeline):
 
 
 def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_k(pipeline):
-    """After a failure: the top-scored again (greedy), a draw by the scores (sample) or a
-    uniformly random neighborhood (random); on a new incumbent each rule takes the top 20."""
+    """After a failure (without the random arm, which replaces these rules): the top-scored
+    again (greedy), a draw by the scores (sample) or a uniformly random neighborhood (random);
+    on a new incumbent each rule takes the top 20."""
     root, *_ = pipeline
     problem = tiny_mis(7)
     incumbent, other = np.zeros(problem.n_vars), np.zeros(problem.n_vars)
@@ -361,7 +363,7 @@ def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_
     ]
     draws = {}
     for rule in ("greedy", "sample", "random"):
-        selector = CLLNS(root / "model.pt", after_failure=rule)
+        selector = CLLNS(root / "model.pt", after_failure=rule, random_arm=False)
         selector.setup(problem)
         draws[rule] = [selector(state, 20, np.random.default_rng(1)) for state in states]
     greedy, sample, uniform = draws["greedy"], draws["sample"], draws["random"]
@@ -399,8 +401,8 @@ def _outcome(gain: float, seconds: float) -> IterationRecord:
 
 def test_cl_lns_draws_a_new_incumbent_as_asked_or_as_has_gained_more(pipeline):
     """``draw`` decides a new incumbent's neighborhood: the top-scored, a draw by the scores, or
-    (auto) the top-scored first, then whichever gained more per second of sub-solving (per
-    neighborhood in a run without a deadline)."""
+    (auto) the top-scored first, then the untried draw by the scores, then as the record says
+    (``test_the_auto_draw_favours_the_draw_that_gains_more_and_still_tries_the_others``)."""
     root, *_ = pipeline
     problem = tiny_mis(7)
     incumbents = [np.zeros(problem.n_vars) for _ in range(4)]
@@ -423,15 +425,11 @@ def test_cl_lns_draws_a_new_incumbent_as_asked_or_as_has_gained_more(pipeline):
         return sampled
 
     slow_greedy = [_outcome(1.0, 5.0), _outcome(1.0, 0.1), None, None]
-    fast_greedy = [_outcome(2.0, 0.1), _outcome(1.0, 1.0), None, None]
     assert draws("greedy", slow_greedy) == [False] * 4
     assert draws("sample", slow_greedy) == [True] * 4
     later = time.perf_counter() + 3600
-    # greedy first, then the untried sample, then the better per second
-    assert draws("auto", slow_greedy, later) == [False, True, True, True]
-    assert draws("auto", fast_greedy, later) == [False, True, False, False]
-    # without a deadline, per neighborhood: a gain of 1 each, and the top-scored on a tie
-    assert draws("auto", slow_greedy) == [False, True, False, False]
+    assert draws("auto", slow_greedy, later)[:2] == [False, True]
+    assert draws("auto", slow_greedy) == draws("auto", slow_greedy)  # one seed, one sequence
     selector = CLLNS(root / "model.pt", draw="sample")
     selector.setup(problem)
     top = selector.scores(state(0))
@@ -449,10 +447,35 @@ def test_cl_lns_draws_a_new_incumbent_as_asked_or_as_has_gained_more(pipeline):
         CLLNS(root / "model.pt", draw="top")
 
 
+def test_the_auto_draw_favours_the_draw_that_gains_more_and_still_tries_the_others():
+    """Thompson sampling of the record: the draw with ten times the gain per second is chosen
+    most often, one that failed once is still tried now and then, one whose single failure cost
+    5 s seldom; per neighborhood (no deadline) two draws of equal gain each are chosen alike."""
+    record = DrawRecord(("greedy", "sample", "random"))
+    for _ in range(5):
+        for drawn, seconds in (("greedy", 1.0), ("sample", 0.1)):
+            record.add(drawn, _outcome(2.0, seconds))
+            record.add(drawn, _outcome(0.0, seconds))
+    record.add("random", _outcome(0.0, 0.1))
+    rng = np.random.default_rng(0)
+    timed = Counter(record.best(True, rng) for _ in range(1000))
+    assert timed["sample"] > 800 and timed["greedy"] < 50 and 20 < timed["random"] < 200
+    per_neighborhood = Counter(record.best(False, rng) for _ in range(1000))
+    assert abs(per_neighborhood["greedy"] - per_neighborhood["sample"]) < 100
+    assert per_neighborhood["random"] > 50
+    costly = DrawRecord()
+    costly.add("greedy", _outcome(0.0, 5.0))
+    for _ in range(20):
+        costly.add("sample", _outcome(1.0, 0.1))
+        costly.add("sample", _outcome(0.0, 0.1))
+    assert Counter(costly.best(True, rng) for _ in range(1000))["greedy"] < 10
+    assert record.best(True, rng, among=("sample", "random")) in ("sample", "random")
+
+
 def test_cl_lns_random_arm_is_tried_then_chosen_when_it_gains_more_per_second(pipeline):
     """With ``random_arm``, the uniformly random neighborhood is a third draw of ``auto``: tried
-    after the top-scored and the sampled, then chosen while it gains the most per second, with
-    no scores computed; after a failure the top-scored is not among the choices."""
+    after the top-scored and the sampled, with no scores computed, and counted in the record;
+    after a failure the top-scored is not among the choices."""
     root, *_ = pipeline
     problem = tiny_mis(7)
     incumbents = [np.zeros(problem.n_vars) for _ in range(5)]
@@ -461,17 +484,20 @@ def test_cl_lns_random_arm_is_tried_then_chosen_when_it_gains_more_per_second(pi
     deadline = time.perf_counter() + 3600
     selector = CLLNS(root / "model.pt", random_arm=True, until_ready="wait")
     selector.setup(problem)
-    drawn, outcomes = [], [_outcome(1.0, 5.0), _outcome(1.0, 5.0), _outcome(1.0, 0.1), None]
-    for i, outcome in enumerate(outcomes):
+    drawn = []
+    for i, outcome in enumerate([_outcome(1.0, 5.0), _outcome(1.0, 5.0), _outcome(1.0, 0.1)]):
         history = incumbents[:i][::-1]
         state = SearchState(problem, incumbents[i], float(i), history, i, False, deadline)
-        neighborhood = selector(state, 20, np.random.default_rng(0))
-        drawn.append((neighborhood.info["sampled"], neighborhood.info["random"]))
-        if outcome is not None:
-            selector.update(outcome)
-    assert drawn == [(False, False), (True, False), (False, True), (False, True)]
-    assert neighborhood.info["inference_time"] == 0.0
+        drawn.append(selector(state, 20, np.random.default_rng(0)))
+        selector.update(outcome)
+    assert [(d.info["sampled"], d.info["random"]) for d in drawn] == [
+        (False, False),
+        (True, False),
+        (False, True),
+    ]
+    assert drawn[2].info["inference_time"] == 0.0 and len(drawn[2].free) == 20
     assert selector.draw_record.used == {"greedy": 1, "sample": 1, "random": 1}
+    assert selector.draw_record.seconds["random"] == 0.1
     # a failure at the top-scored: the sampled or the random, never the same top 20 again
     selector = CLLNS(root / "model.pt", random_arm=True, until_ready="wait")
     selector.setup(problem)
@@ -480,8 +506,7 @@ def test_cl_lns_random_arm_is_tried_then_chosen_when_it_gains_more_per_second(pi
     selector.update(_outcome(0.0, 0.1))
     again = selector(dataclasses.replace(first, iteration=1), 20, np.random.default_rng(0))
     assert again.info["sampled"] and selector.draw_record.used["greedy"] == 1
-    with pytest.raises(InvalidArgumentError, match="random_arm"):
-        CLLNS(root / "model.pt", draw="greedy", random_arm=True)
+    assert not CLLNS(root / "model.pt", draw="greedy").random_arm  # an arm of auto only
 
 
 def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(pipeline):

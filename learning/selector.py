@@ -317,10 +317,11 @@ class CLLNS(Selector):
     draw : {"auto", "greedy", "sample"}
         The neighborhood of a new incumbent: ``"greedy"`` (the paper's) frees the top-scored
         variables; ``"sample"`` draws by the scores (:func:`sample_by_scores`), so that variables
-        scored high are likely freed, not certain; ``"auto"`` (the default) takes the one whose
-        neighborhoods have improved the objective more per second of sub-solving and scoring
-        (the first scores excepted) in this run so far, the top-scored first (the draws after a
-        failure count for ``"sample"``). The top ``k`` of a model holds variables that
+        scored high are likely freed, not certain; ``"auto"`` (the default) tries the
+        top-scored, then the sampled, then chooses by the objective each has gained per second
+        of sub-solving and scoring (the first scores excepted) in this run so far, as Thompson
+        sampling draws it (:meth:`DrawRecord.best`; the draws after a failure count for
+        ``"sample"``). The top ``k`` of a model holds variables that
         interact, and on some classes that makes a sub-problem far harder than a draw of the
         same size, seldom solved within its limit; on others the top ``k`` is where the
         improvements are (docs/cl_lns.md, "The draw at a new incumbent").
@@ -331,7 +332,8 @@ class CLLNS(Selector):
         top-scored variables again, the same scores and 2% more of them (the size rule's
         growth), so nearly the neighborhood that just failed, until the size cap switches to
         sampling; ``"random"``: a uniformly random neighborhood, as random LNS draws it, until a
-        new incumbent. On a new incumbent, ``draw`` decides.
+        new incumbent. On a new incumbent, ``draw`` decides. Not used by ``draw="auto"`` with
+        ``random_arm`` (the default), which chooses after a failure too.
     until_ready : {"random", "wait"}
         The calls of a run with a deadline while :meth:`check`'s thread still computes the
         static features and the graph: ``"random"`` (the default) draws a uniformly random

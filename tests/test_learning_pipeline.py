@@ -472,7 +472,7 @@ def test_the_auto_draw_favours_the_draw_that_gains_more_and_still_tries_the_othe
     assert record.best(True, rng, among=("sample", "random")) in ("sample", "random")
 
 
-def test_cl_lns_random_arm_is_tried_then_chosen_when_it_gains_more_per_second(pipeline):
+def test_cl_lns_random_arm_is_tried_after_the_model_draws_without_scores(pipeline):
     """With ``random_arm``, the uniformly random neighborhood is a third draw of ``auto``: tried
     after the top-scored and the sampled, with no scores computed, and counted in the record;
     after a failure the top-scored is not among the choices."""

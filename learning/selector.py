@@ -58,6 +58,8 @@ PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 AFTER_FAILURE = ("sample", "greedy", "random")
 #: How :class:`CLLNS` draws the neighborhood of a new incumbent (``draw``).
 DRAWS = ("auto", "greedy", "sample")
+#: The draws of :class:`CLLNS` from its scores, recorded per run (:class:`DrawRecord`).
+MODEL_DRAWS = ("greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
@@ -149,7 +151,7 @@ class DrawRecord:
     limit, the seconds they took, the seconds its scores took and the objective it gained
     (``CLLNS.draw_record``; ``draw="auto"`` chooses by it)."""
 
-    def __init__(self, draws: tuple[str, ...] = ("greedy", "sample")):
+    def __init__(self, draws: tuple[str, ...] = MODEL_DRAWS):
         self.draws = draws
         self.used = dict.fromkeys(draws, 0)
         self.improving = dict.fromkeys(draws, 0)
@@ -450,8 +452,7 @@ class CLLNS(Selector):
         self.draw_record = self._new_record()  # of the current problem's run
 
     def _new_record(self) -> DrawRecord:
-        draws = ("greedy", "sample", "random") if self.random_arm else ("greedy", "sample")
-        return DrawRecord(draws)
+        return DrawRecord((*MODEL_DRAWS, "random") if self.random_arm else MODEL_DRAWS)
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's

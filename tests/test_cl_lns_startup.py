@@ -444,8 +444,9 @@ def test_a_selector_checked_and_never_set_up_lets_the_process_exit_cleanly(tmp_p
 
 
 def test_cl_lns_runs_on_portfolio_workers():
-    """The selector, checked in the main process (its prefetch thread running), is pickled
-    into each worker, which prepares its own features."""
+    """The selector, checked in the main process (its features thread built, not started: it
+    draws at random until they are ready), is pickled into each worker, which prepares its own
+    features."""
     result = solve(
         tiny("mis"),
         CLLNS("mis"),

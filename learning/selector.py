@@ -358,6 +358,14 @@ class CLLNS(Selector):
         neighborhoods gain less per second than random ones, the run draws mostly at random;
         where they gain more, mostly from the model (docs/cl_lns.md, "A random arm beside the
         model's draws"). ``False``: the model's draws only.
+    probe_time_limit : float or None
+        With ``draw="auto"``, the seconds a neighborhood of the top-scored or the sampled draw
+        may take to sub-solve (:attr:`Neighborhood.time_limit`) until that draw has improved
+        the incumbent once in the run: a draw earns the loop's full limit by improving. The
+        top ``k`` of a model can make a sub-problem far harder than a random one of the same
+        size, and its first try, which the auto rule makes before any other choice, then ran
+        into the loop's whole limit on set cover, auctions and vertex cover (docs/cl_lns.md,
+        "Probing the model's draws"). ``None``: the loop's limit from the first try.
 
     Raises
     ------
@@ -372,8 +380,9 @@ class CLLNS(Selector):
     ``"feature_time"``, ``"inference_time"`` (seconds of this call; the first call's features
     include the root LP), ``"cached"``,
     ``"random"`` (drawn uniformly at random: while the features were not ready, ``until_ready``,
-    after a failure, ``after_failure="random"``, or by ``random_arm``) and
-    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``).
+    after a failure, ``after_failure="random"``, or by ``random_arm``),
+    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``) and, on a
+    neighborhood of the model's, ``"probe"`` (its sub-solve limited to ``probe_time_limit``).
     ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored,
     its sampled and (``random_arm``) its random neighborhoods gave.
     The network's input depends only on the problem, the incumbent and the incumbent history,
@@ -404,6 +413,7 @@ class CLLNS(Selector):
         until_ready: str = "random",
         score_share: float | None = None,
         random_arm: bool = True,
+        probe_time_limit: float | None = 1.0,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
@@ -418,6 +428,12 @@ class CLLNS(Selector):
                 f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
             )
         self.score_share = score_share
+        if probe_time_limit is not None and not probe_time_limit > 0:
+            raise InvalidArgumentError(
+                f"cl_lns: probe_time_limit must be a positive number of seconds or None, got "
+                f"{probe_time_limit!r}"
+            )
+        self.probe_time_limit = probe_time_limit
         if not lp_time_limit > 0:
             raise InvalidArgumentError(
                 f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
@@ -772,4 +788,13 @@ class CLLNS(Selector):
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
         info["sampled"] = bool(sampled)
-        return Neighborhood(np.sort(candidates[chosen]), info=info)
+        limit = self._probe_limit(self._drawn)
+        info["probe"] = limit is not None
+        return Neighborhood(np.sort(candidates[chosen]), info=info, time_limit=limit)
+
+    def _probe_limit(self, drawn: str) -> float | None:
+        """The sub-solve limit of a neighborhood of the model's draw ``drawn``: the probe's
+        while that draw has not improved in this run (``draw="auto"``), else none."""
+        if self.draw != "auto" or self.draw_record.improving[drawn]:
+            return None
+        return self.probe_time_limit

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -282,7 +283,7 @@ class _Search:
 
         try:
             outcome: SolveOutcome = self.sub_solver.solve(
-                time_limit=min(self.sub_solve.time_limit, time_left),
+                time_limit=min(self.sub_solve.time_limit, time_left, _cap(neighborhood)),
                 seed=int(self.rng.integers(SEED_BOUND)),
                 free=neighborhood.free,
                 start=self.incumbent.x,
@@ -324,6 +325,11 @@ class _Search:
         self.sub_solver = fresh  # renew logs the replacement
         self.sessions.enter_context(fresh.session())
         return None
+
+
+def _cap(neighborhood: Neighborhood) -> float:
+    """The seconds a neighborhood's selector allows its sub-solve (infinite: no cap)."""
+    return math.inf if neighborhood.time_limit is None else neighborhood.time_limit
 
 
 def _source(kind: str, arm: str | None) -> str:

@@ -66,11 +66,16 @@ class Neighborhood:
         while it chooses); the loop checks it and keeps it if it improves the incumbent.
     info : dict
         Selector-specific numbers for the per-iteration record (e.g. selection LP status).
+    time_limit : float, optional
+        Seconds the selector allows this neighborhood's sub-solve, below the loop's own limit
+        (which still applies); ``None``: the loop's. A selector that tries a neighborhood of
+        unknown worth can cap what a failure costs (CL-LNS's probes).
     """
 
     free: np.ndarray
     solution: np.ndarray | None = None
     info: dict = field(default_factory=dict)
+    time_limit: float | None = None
 
 
 class Selector(ABC):

@@ -297,6 +297,17 @@ def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
     return extractor
 
 
+def _seconds(name: str, value, none_ok: bool = False):
+    """``value``, a positive number of seconds (or ``None`` where ``none_ok``); else an error
+    that names the option."""
+    if (value is None and none_ok) or (value is not None and value > 0):
+        return value
+    also = " or None" if none_ok else ""
+    raise InvalidArgumentError(
+        f"cl_lns: {name} must be a positive number of seconds{also}, got {value!r}"
+    )
+
+
 class CLLNS(Selector):
     """Free the integer variables a trained CL-LNS network scores highest.
 
@@ -428,19 +439,10 @@ class CLLNS(Selector):
                 f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
             )
         self.score_share = score_share
-        if probe_time_limit is not None and not probe_time_limit > 0:
-            raise InvalidArgumentError(
-                f"cl_lns: probe_time_limit must be a positive number of seconds or None, got "
-                f"{probe_time_limit!r}"
-            )
-        self.probe_time_limit = probe_time_limit
-        if not lp_time_limit > 0:
-            raise InvalidArgumentError(
-                f"cl_lns: lp_time_limit must be a positive number of seconds, got {lp_time_limit!r}"
-            )
+        self.probe_time_limit = _seconds("probe_time_limit", probe_time_limit, none_ok=True)
+        self.lp_time_limit = float(_seconds("lp_time_limit", lp_time_limit))
         self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
-        self.lp_time_limit = float(lp_time_limit)
         if threads is not None and not (isinstance(threads, int) and threads >= 1):
             raise InvalidArgumentError(
                 f"cl_lns: threads must be a positive integer or None, got {threads!r}"

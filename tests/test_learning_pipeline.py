@@ -509,6 +509,39 @@ def test_cl_lns_random_arm_is_tried_after_the_model_draws_without_scores(pipelin
     assert not CLLNS(root / "model.pt", draw="greedy").random_arm  # an arm of auto only
 
 
+def test_cl_lns_probes_each_model_draw_until_it_has_improved(pipeline):
+    """With ``draw="auto"``, a neighborhood of the top-scored or the sampled draw carries the
+    probe's sub-solve limit until that draw has improved once; then the loop's (``None``)."""
+    root, *_ = pipeline
+    problem = tiny_mis(7)
+    first, second = np.zeros(problem.n_vars), np.zeros(problem.n_vars)
+    second[0] = 1.0
+    selector = CLLNS(
+        root / "model.pt", random_arm=False, after_failure="greedy", until_ready="wait"
+    )
+    selector.setup(problem)
+    limits = []
+    for iteration, outcome in enumerate([_outcome(0.0, 1.0), _outcome(2.0, 0.3), None]):
+        state = SearchState(problem, first, 0.0, [], iteration, False)
+        drawn = selector(state, 20, np.random.default_rng(0))
+        assert not drawn.info["sampled"]  # the top-scored, then again after each failure
+        limits.append((drawn.time_limit, drawn.info["probe"]))
+        if outcome is not None:
+            selector.update(outcome)
+    assert limits == [(1.0, True), (1.0, True), (None, False)]
+    sampled = selector(
+        SearchState(problem, second, 1.0, [first], 3, False), 20, np.random.default_rng(0)
+    )
+    assert sampled.info["sampled"] and sampled.time_limit == 1.0  # not improved yet
+    for options in ({"draw": "greedy"}, {"probe_time_limit": None}):
+        other = CLLNS(root / "model.pt", until_ready="wait", **options)
+        other.setup(problem)
+        state = SearchState(problem, first, 0.0, [], 0, False)
+        assert other(state, 20, np.random.default_rng(0)).time_limit is None
+    with pytest.raises(InvalidArgumentError, match="probe_time_limit"):
+        CLLNS(root / "model.pt", probe_time_limit=0)
+
+
 def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(pipeline):
     """With scoring over its share of the run's time, a new incumbent is not scored: its
     neighborhood is sampled from the last scores; without a share it is scored. The first call

@@ -11,7 +11,7 @@ from lns import SolveParams, solve
 from lns.core.search.incumbent import Incumbent
 from lns.core.search.loop import run_lns
 from lns.core.search.neighborhood_size import AdaptiveSize
-from lns.core.search.params import LoopParams
+from lns.core.search.params import LoopParams, SubSolveParams
 from lns.core.search.selection import Neighborhood, Selector
 from lns.core.search.stop import MaxIterations, StopReason, budget
 from lns.core.solvers.protocol import SolveStatus
@@ -170,6 +170,34 @@ def test_a_sub_solve_left_running_past_its_limit_shrinks_the_size_as_a_time_out_
     rule = AdaptiveSize(100, 0.4, growth=1.5, max_fraction=1.0, shrink=0.5)
     records, _, _, _ = _run(first, iterations=3, size_rule=rule, renew=lambda: second)
     assert [r.target_size for r in records] == [40, 20, 30]
+
+
+class CappedFirstK(FirstK):
+    """Frees the first ``size`` integer variables, allowing the sub-solve 0.25 s on even
+    iterations and the loop's limit on odd ones."""
+
+    def __call__(self, state, size, rng):
+        neighborhood = super().__call__(state, size, rng)
+        neighborhood.time_limit = 0.25 if state.iteration % 2 == 0 else None
+        return neighborhood
+
+
+def test_a_neighborhood_s_time_limit_caps_its_sub_solve_below_the_loop_s():
+    solver = FakeSubSolver([(SolveStatus.NODE_LIMIT, [])])
+    problem = knapsack()
+    incumbent = Incumbent(problem, time.perf_counter())
+    assert incumbent.offer(START, found_at=time.perf_counter(), source="user")
+    run_lns(
+        problem,
+        CappedFirstK(),
+        solver,
+        incumbent,
+        rng=np.random.default_rng(0),
+        stop=MaxIterations(3),
+        callbacks=[],
+        sub_solve=SubSolveParams(time_limit=2.0),
+    )
+    assert [call["time_limit"] for call in solver.calls] == [0.25, 2.0, 0.25]
 
 
 def test_a_growth_of_one_keeps_the_size_and_a_small_growth_adds_at_least_one():

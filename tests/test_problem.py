@@ -2,6 +2,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from helpers import knapsack, miplib, mixed_problem
 from lns.core.errors import ProblemReadError, UnsupportedProblemError
@@ -55,6 +56,39 @@ def test_objective_offset_survives_the_scip_model_and_writing(tmp_path):
     chosen = {"a", "b"}  # the optimum, value 23
     x = np.array([float(name in chosen) for name in again.var_names])
     assert again.objective_offset == 5.5 and again.objective_value(x) == 23.0 + 5.5
+
+
+def test_the_scip_model_holds_each_row_with_its_sides_and_coefficients():
+    """Rows of each kind (at most, at least, ranged, equality, free) reach SCIP with their sides
+    and their nonzero coefficients; a zero stored in the matrix is left out."""
+    problem = mixed_problem()
+    matrix = problem.matrix.toarray()
+    matrix = np.vstack(
+        [matrix, [1.0, 0.0, 2.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0, 0.0], [1, 1, 1, 1, 1]]
+    )
+    stored = sp.csr_matrix(matrix)
+    stored.data[0] = 0.0  # r1's coefficient of y1, kept as a stored zero
+    problem = dataclasses.replace(
+        problem,
+        matrix=stored,
+        row_lower=np.array([-np.inf, -np.inf, -np.inf, 0.0, 1.0, 2.0, -np.inf]),
+        row_upper=np.array([2.5, 7.0, 1.0, np.inf, 5.0, 2.0, np.inf]),
+        row_names=("r1", "r2", "r3", "r4", "ranged", "equal", "free"),
+    )
+    model = problem.to_scip()
+    rows = {row.name: row for row in model.getConss()}
+    assert list(rows) == list(problem.row_names)
+    for i, name in enumerate(problem.row_names):
+        sides = (model.getLhs(rows[name]), model.getRhs(rows[name]))
+        lower, upper = problem.row_lower[i], problem.row_upper[i]
+        assert sides == (max(lower, -1e20), min(upper, 1e20)), name
+        values = model.getValsLinear(rows[name])
+        row = stored.getrow(i)
+        expected = {
+            problem.var_names[j]: a for j, a in zip(row.indices, row.data, strict=True) if a
+        }
+        assert values == expected, name
+    assert "y1" not in model.getValsLinear(rows["r1"])
 
 
 def test_a_variable_written_twice_in_a_row_keeps_the_sum_of_its_coefficients(tmp_path):

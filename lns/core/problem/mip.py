@@ -351,7 +351,8 @@ class Problem:
             ``stop()``, asked every :data:`BUILD_CHECK_EVERY` variables and rows, said to stop
             (a deadline came): the model holds a part of the problem.
         """
-        from pyscipopt import quicksum
+        from pyscipopt import Expr
+        from pyscipopt.scip import ExprCons
 
         vtypes = {BINARY: "B", INTEGER: "I", CONTINUOUS: "C"}
         # Plain Python lists: per-element numpy calls (a scalar clip, indexing row by row) made
@@ -375,13 +376,21 @@ class Problem:
         )
         lhss = [None if value == -np.inf else value for value in self.row_lower.tolist()]
         rhss = [None if value == np.inf else value for value in self.row_upper.tolist()]
+        # An empty row filled coefficient by coefficient: an expression per row (a sum of
+        # terms, then its comparison) took longer on LNS sub-problems
+        # (benchmarks/test_sub_problem_build.py).
         for i, name in enumerate(self.row_names):
             _check_stop(stop, i, self.name)
-            start, end = indptr[i], indptr[i + 1]
-            expr = quicksum(
-                a * xs[j] for j, a in zip(indices[start:end], data[start:end], strict=True)
+            lhs, rhs = lhss[i], rhss[i]
+            row = model.addCons(
+                ExprCons(Expr(), lhs, SCIP_INFINITY if lhs is None and rhs is None else rhs),
+                name=name,
             )
-            model.addCons(_ranged(expr, lhss[i], rhss[i]), name=name)
+            for j, a in zip(
+                indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]], strict=True
+            ):
+                if a:
+                    model.addConsCoeff(row, xs[j], a)
         # The objective's coefficients came with the variables; only the sense is left.
         if self.sense == "maximize":
             model.setMaximize()
@@ -424,16 +433,6 @@ def write_with_scip(problem: Problem, path: Path) -> Path:
         ):
             shutil.copyfileobj(source, out)
     return path
-
-
-def _ranged(expr, lhs, rhs):
-    if lhs is not None and rhs is not None:
-        return (lhs <= expr) <= rhs if lhs != rhs else expr == lhs
-    if lhs is not None:
-        return expr >= lhs
-    if rhs is not None:
-        return expr <= rhs
-    return expr <= SCIP_INFINITY
 
 
 PROBLEM_FORMATS = ("mps", "lp", "cip", "opb", "wbo", "pip", "zpl", "fzn", "osil", "rlp", "cnf")

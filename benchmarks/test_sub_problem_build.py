@@ -1,0 +1,121 @@
+"""Putting an LNS sub-problem into SCIP: the rows filled coefficient by coefficient, against
+building an expression per row.
+
+Per instance, the reduced problems (:class:`lns.core.problem.reduced.Reducer`) of 10 random
+neighborhoods of 20 % and of 50 % of the integer variables at an incumbent
+(:func:`conftest.incumbent_sequence`), each put into a fresh ``pyscipopt.Model``:
+``coefficients`` is :meth:`lns.core.problem.mip.Problem.add_to_scip` (an empty linear row, then
+``addConsCoeff`` for each nonzero: what the SCIP sub-solver uses), ``expressions`` a sum of terms
+per row (``quicksum``) and its comparison with the row's sides, as the framework built rows
+before. Both make the same rows. Quick: air05; full: instance 0 of the auction and set-cover
+classes at the paper's sizes (``small``) and twice them (``large``), and a 6,000-node
+independent set. ``extra_info``: the mean variables, rows and nonzeros of the sub-problems.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pyscipopt import Model, quicksum
+
+from lns.core.problem.mip import Problem
+from lns.core.problem.reduced import Reducer
+from lns.core.problem.validation import SCIP_INFINITY
+
+INSTANCES = [
+    "air05",
+    *(
+        pytest.param(name, marks=pytest.mark.full)
+        for name in ("ca-small", "ca-large", "sc-small", "sc-large", "mis-6000")
+    ),
+]
+BUILDS = ("coefficients", "expressions")
+
+
+def by_expressions(problem: Problem, model: Model) -> list:
+    """``problem`` put into ``model`` with a ``quicksum`` expression per row (the rows only
+    differ from :meth:`Problem.add_to_scip` in how they are built)."""
+    xs = [
+        model.addVar(name=name, vtype=vtype, lb=lb, ub=ub, obj=c)
+        for name, vtype, lb, ub, c in zip(
+            problem.var_names,
+            problem.var_types.tolist(),
+            np.clip(problem.lower, -SCIP_INFINITY, SCIP_INFINITY).tolist(),
+            np.clip(problem.upper, -SCIP_INFINITY, SCIP_INFINITY).tolist(),
+            problem.objective.tolist(),
+            strict=True,
+        )
+    ]
+    matrix = problem.matrix
+    indptr, indices, data = matrix.indptr.tolist(), matrix.indices.tolist(), matrix.data.tolist()
+    for i, (lhs, rhs) in enumerate(
+        zip(problem.row_lower.tolist(), problem.row_upper.tolist(), strict=True)
+    ):
+        begin, end = indptr[i], indptr[i + 1]
+        expr = quicksum(a * xs[j] for j, a in zip(indices[begin:end], data[begin:end], strict=True))
+        if lhs == rhs:
+            model.addCons(expr == rhs)
+        elif np.isfinite(lhs) and np.isfinite(rhs):
+            model.addCons((lhs <= expr) <= rhs)
+        elif np.isfinite(lhs):
+            model.addCons(expr >= lhs)
+        else:
+            model.addCons(expr <= rhs)
+    return xs
+
+
+@pytest.fixture(scope="module")
+def sub_problems(problem_of, incumbents):
+    """``sub_problems(name)``: the reduced problems of the instance's 20 neighborhoods."""
+    made = {}
+
+    def of(name: str) -> list[Problem]:
+        if name not in made:
+            problem = problem_of(name)
+            incumbent = incumbents(name, 1)[0]
+            reducer, rng = Reducer(problem), np.random.default_rng(0)
+            integers = problem.integer_indices
+            frees = [
+                np.sort(rng.choice(integers, round(share * len(integers)), replace=False))
+                for share in (0.2, 0.5)
+                for _ in range(10)
+            ]
+            made[name] = [
+                reducer.reduce(reducer.free_columns(free), incumbent).problem for free in frees
+            ]
+        return made[name]
+
+    return of
+
+
+def build_all(sub_problems: list[Problem], build: str, count: bool = False) -> list:
+    """Each sub-problem put into a fresh model by ``build``; with ``count``, per model, its
+    variables, rows and nonzeros."""
+    shapes = []
+    for sub in sub_problems:
+        model = Model()
+        model.hideOutput()
+        model.createProbBasic(sub.name)
+        if build == "coefficients":
+            sub.add_to_scip(model)
+        else:
+            by_expressions(sub, model)
+        if count:
+            rows = model.getConss()
+            nonzeros = sum(len(model.getValsLinear(row)) for row in rows)
+            shapes.append((model.getNVars(), len(rows), nonzeros))
+        model.freeProb()
+    return shapes
+
+
+@pytest.mark.parametrize("build", BUILDS)
+@pytest.mark.parametrize("name", INSTANCES)
+def test_build(benchmark, measure, sub_problems, name, build):
+    benchmark.group = f"sub-problems of {name} into SCIP"
+    subs = sub_problems(name)
+    measure(lambda: build_all(subs, build))
+    shapes = build_all(subs, build, count=True)
+    assert shapes == [(sub.n_vars, sub.n_rows, sub.matrix.nnz) for sub in subs]
+    benchmark.extra_info.update(
+        dict(zip(("variables", "rows", "nonzeros"), np.mean(shapes, axis=0).tolist(), strict=True))
+    )

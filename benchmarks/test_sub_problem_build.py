@@ -14,13 +14,15 @@ independent set. ``extra_info``: the mean variables, rows and nonzeros of the su
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from pyscipopt import Model, quicksum
 
 from lns.core.problem.mip import Problem
 from lns.core.problem.reduced import Reducer
-from lns.core.problem.validation import SCIP_INFINITY
 
 INSTANCES = [
     "air05",
@@ -33,19 +35,16 @@ BUILDS = ("coefficients", "expressions")
 
 
 def by_expressions(problem: Problem, model: Model) -> list:
-    """``problem`` put into ``model`` with a ``quicksum`` expression per row (the rows only
-    differ from :meth:`Problem.add_to_scip` in how they are built)."""
-    xs = [
-        model.addVar(name=name, vtype=vtype, lb=lb, ub=ub, obj=c)
-        for name, vtype, lb, ub, c in zip(
-            problem.var_names,
-            problem.var_types.tolist(),
-            np.clip(problem.lower, -SCIP_INFINITY, SCIP_INFINITY).tolist(),
-            np.clip(problem.upper, -SCIP_INFINITY, SCIP_INFINITY).tolist(),
-            problem.objective.tolist(),
-            strict=True,
-        )
-    ]
+    """``problem`` put into ``model`` with a ``quicksum`` expression per row; its variables as
+    :meth:`Problem.add_to_scip` adds them."""
+    columns_only = dataclasses.replace(
+        problem,
+        matrix=sp.csr_matrix((0, problem.n_vars)),
+        row_lower=np.zeros(0),
+        row_upper=np.zeros(0),
+        row_names=(),
+    )
+    xs = columns_only.add_to_scip(model)
     matrix = problem.matrix
     indptr, indices, data = matrix.indptr.tolist(), matrix.indices.tolist(), matrix.data.tolist()
     for i, (lhs, rhs) in enumerate(

@@ -15,6 +15,7 @@ independent set. ``extra_info``: the mean variables, rows and nonzeros of the su
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -66,23 +67,19 @@ def by_expressions(problem: Problem, model: Model) -> list:
 @pytest.fixture(scope="module")
 def sub_problems(problem_of, incumbents):
     """``sub_problems(name)``: the reduced problems of the instance's 20 neighborhoods."""
-    made = {}
 
+    @functools.cache
     def of(name: str) -> list[Problem]:
-        if name not in made:
-            problem = problem_of(name)
-            incumbent = incumbents(name, 1)[0]
-            reducer, rng = Reducer(problem), np.random.default_rng(0)
-            integers = problem.integer_indices
-            frees = [
-                np.sort(rng.choice(integers, round(share * len(integers)), replace=False))
-                for share in (0.2, 0.5)
-                for _ in range(10)
-            ]
-            made[name] = [
-                reducer.reduce(reducer.free_columns(free), incumbent).problem for free in frees
-            ]
-        return made[name]
+        problem = problem_of(name)
+        incumbent = incumbents(name, 1)[0]
+        reducer, rng = Reducer(problem), np.random.default_rng(0)
+        integers = problem.integer_indices
+        frees = [
+            np.sort(rng.choice(integers, round(share * len(integers)), replace=False))
+            for share in (0.2, 0.5)
+            for _ in range(10)
+        ]
+        return [reducer.reduce(reducer.free_columns(free), incumbent).problem for free in frees]
 
     return of
 

@@ -30,20 +30,30 @@ class FirstK(Selector):
         return Neighborhood(state.problem.integer_indices[:size])
 
 
-def _run(script, iterations=3, size_rule=None, start=START, max_failures=5, renew=None):
+def _run(
+    script,
+    iterations=3,
+    size_rule=None,
+    start=START,
+    max_failures=5,
+    renew=None,
+    selector=None,
+    sub_solve=None,
+):
     problem = knapsack()
     incumbent = Incumbent(problem, time.perf_counter())
     assert incumbent.offer(start, found_at=time.perf_counter(), source="user")
     solver = script if isinstance(script, FakeSubSolver) else FakeSubSolver(script)
     records, reason = run_lns(
         problem,
-        FirstK(),
+        selector or FirstK(),
         solver,
         incumbent,
         rng=np.random.default_rng(0),
         stop=MaxIterations(iterations),
         callbacks=[],
         size_rule=size_rule or AdaptiveSize(4, 0.5, max_fraction=0.5),
+        sub_solve=sub_solve,
         loop=LoopParams(max_failures=max_failures),
         renew=renew,
     )
@@ -183,18 +193,9 @@ class CappedFirstK(FirstK):
 
 
 def test_a_neighborhood_s_time_limit_caps_its_sub_solve_below_the_loop_s():
-    solver = FakeSubSolver([(SolveStatus.NODE_LIMIT, [])])
-    problem = knapsack()
-    incumbent = Incumbent(problem, time.perf_counter())
-    assert incumbent.offer(START, found_at=time.perf_counter(), source="user")
-    run_lns(
-        problem,
-        CappedFirstK(),
-        solver,
-        incumbent,
-        rng=np.random.default_rng(0),
-        stop=MaxIterations(3),
-        callbacks=[],
+    *_, solver = _run(
+        [(SolveStatus.NODE_LIMIT, [])],
+        selector=CappedFirstK(),
         sub_solve=SubSolveParams(time_limit=2.0),
     )
     assert [call["time_limit"] for call in solver.calls] == [0.25, 2.0, 0.25]

@@ -60,8 +60,6 @@ AFTER_FAILURE = ("sample", "greedy", "random")
 DRAWS = ("auto", "greedy", "sample")
 #: The draws of :class:`CLLNS` from its scores, recorded per run (:class:`DrawRecord`).
 MODEL_DRAWS = ("greedy", "sample")
-#: What :attr:`DrawRecord.recent` sums per draw.
-RECENT = ("improving", "used", "seconds", "gain")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
@@ -151,53 +149,25 @@ class DrawRecord:
     and, as an arm of ``random_arm``, the uniformly random (``"random"``) neighborhoods; per
     draw, how often it was used, how often it improved, its sub-solves that ran into their time
     limit, the seconds they took, the seconds its scores took and the objective it gained
-    (``CLLNS.draw_record``; ``draw="auto"`` chooses by it).
+    (``CLLNS.draw_record``; ``draw="auto"`` chooses by it)."""
 
-    Parameters
-    ----------
-    draws : tuple of str
-    discount : float
-        In (0, 1]: what :meth:`best` weighs of a neighborhood falls by this factor at each
-        later neighborhood of the run (``recent``), so that the choice follows what the draws
-        give now rather than at the start; 1 weighs all alike. The counts of the attributes
-        are never discounted.
-
-    Attributes
-    ----------
-    recent : dict of str to dict
-        ``"improving"``, ``"used"``, ``"seconds"`` (of sub-solving and scoring) and ``"gain"``
-        per draw, each neighborhood weighted by ``discount`` to the power of the neighborhoods
-        after it.
-    """
-
-    def __init__(self, draws: tuple[str, ...] = MODEL_DRAWS, discount: float = 1.0):
-        self.draws, self.discount = draws, discount
+    def __init__(self, draws: tuple[str, ...] = MODEL_DRAWS):
+        self.draws = draws
         self.used = dict.fromkeys(draws, 0)
         self.improving = dict.fromkeys(draws, 0)
         self.timeouts = dict.fromkeys(draws, 0)
         self.seconds = dict.fromkeys(draws, 0.0)
         self.scoring = dict.fromkeys(draws, 0.0)
         self.gain = dict.fromkeys(draws, 0.0)
-        self.recent = {key: dict.fromkeys(draws, 0.0) for key in RECENT}
 
     def add(self, drawn: str, record, scoring: float = 0.0) -> None:
-        gain = abs(record.objective_after - record.objective_before) if record.improved else 0.0
         self.used[drawn] += 1
         self.timeouts[drawn] += SolveStatus(record.status).out_of_time
         self.seconds[drawn] += record.solve_time
         self.scoring[drawn] += scoring
-        self.improving[drawn] += bool(record.improved)
-        self.gain[drawn] += gain
-        added = {
-            "improving": float(bool(record.improved)),
-            "used": 1.0,
-            "seconds": record.solve_time + scoring,
-            "gain": gain,
-        }
-        for key, per_draw in self.recent.items():
-            for each in self.draws:
-                per_draw[each] *= self.discount
-            per_draw[drawn] += added[key]
+        if record.improved:
+            self.improving[drawn] += 1
+            self.gain[drawn] += abs(record.objective_after - record.objective_before)
 
     def best(
         self, timed: bool, rng: np.random.Generator, among: tuple[str, ...] | None = None
@@ -205,30 +175,31 @@ class DrawRecord:
         """The first draw of ``among`` (default: all, in their order) not used yet, else the one
         with the most gain per second of sub-solving and scoring, or per neighborhood when not
         ``timed`` (a run without a deadline, which must repeat exactly), as drawn by Thompson
-        sampling from the ``recent`` record.
+        sampling.
 
         Improvements are rare and their rate falls as the run goes on, so a draw judged by its
         record so far would never be tried again after a first failure. Instead each draw's
-        rate of improvements is drawn from its Gamma posterior (its recent improvements and
-        cost, with a prior of one improvement at the recent cost per improvement of all draws
-        together) and multiplied by its mean gain per improvement (its recent ones with one
-        of the mean gain of all the run's improvements): a draw with little record is tried
-        again now and then, one that has cost much without gain seldom, and a draw's
-        improvements long past weigh little (``discount``).
+        rate of improvements is drawn from its Gamma posterior (its improvements and cost, with
+        a prior of one improvement at the cost per improvement of all draws together) and
+        multiplied by its mean gain per improvement (with one improvement of the mean gain of
+        all draws): a draw with little record is tried again now and then, one that has cost
+        much without gain seldom.
         """
         among = self.draws if among is None else among
         for drawn in among:
             if not self.used[drawn]:
                 return drawn
-        recent = self.recent
-        cost = recent["seconds"] if timed else recent["used"]
-        improving, gain = recent["improving"], recent["gain"]
-        prior_cost = sum(cost.values()) / max(sum(improving.values()), 1.0)
-        prior_gain = sum(self.gain.values()) / max(sum(self.improving.values()), 1)
+        if timed:
+            cost = {d: self.seconds[d] + self.scoring[d] for d in self.draws}
+        else:
+            cost = {d: float(self.used[d]) for d in self.draws}
+        improvements = max(sum(self.improving.values()), 1)
+        prior_cost = sum(cost.values()) / improvements
+        prior_gain = sum(self.gain.values()) / improvements
 
         def sampled_rate(drawn: str) -> float:
-            rate = rng.gamma(improving[drawn] + 1, 1 / max(cost[drawn] + prior_cost, 1e-3))
-            return rate * (gain[drawn] + prior_gain) / (improving[drawn] + 1)
+            rate = rng.gamma(self.improving[drawn] + 1, 1 / max(cost[drawn] + prior_cost, 1e-3))
+            return rate * (self.gain[drawn] + prior_gain) / (self.improving[drawn] + 1)
 
         return max(among, key=sampled_rate)
 
@@ -406,11 +377,6 @@ class CLLNS(Selector):
         size, and its first try, which the auto rule makes before any other choice, then ran
         into the loop's whole limit on set cover, auctions and vertex cover (docs/cl_lns.md,
         "Probing the model's draws"). ``None``: the loop's limit from the first try.
-    discount : float
-        In (0, 1]: with ``draw="auto"``, the weight of a neighborhood in the record the draw is
-        chosen by falls by this factor at each later neighborhood (:class:`DrawRecord`), so
-        that a draw whose improvements came early and which has timed out since is left for
-        the others. 1: the whole run weighs alike.
 
     Raises
     ------
@@ -459,7 +425,6 @@ class CLLNS(Selector):
         score_share: float | None = None,
         random_arm: bool = True,
         probe_time_limit: float | None = 1.0,
-        discount: float = 1.0,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
@@ -475,9 +440,6 @@ class CLLNS(Selector):
             )
         self.score_share = score_share
         self.probe_time_limit = _seconds("probe_time_limit", probe_time_limit, none_ok=True)
-        if not 0 < discount <= 1:
-            raise InvalidArgumentError(f"cl_lns: discount must be in (0, 1], got {discount!r}")
-        self.discount = float(discount)
         self.lp_time_limit = float(_seconds("lp_time_limit", lp_time_limit))
         self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
@@ -508,8 +470,7 @@ class CLLNS(Selector):
         self.draw_record = self._new_record()  # of the current problem's run
 
     def _new_record(self) -> DrawRecord:
-        draws = (*MODEL_DRAWS, "random") if self.random_arm else MODEL_DRAWS
-        return DrawRecord(draws, self.discount)
+        return DrawRecord((*MODEL_DRAWS, "random") if self.random_arm else MODEL_DRAWS)
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's

@@ -472,45 +472,6 @@ def test_the_auto_draw_favours_the_draw_that_gains_more_and_still_tries_the_othe
     assert record.best(True, rng, among=("sample", "random")) in ("sample", "random")
 
 
-def _early_gains_then_none(discount: float) -> DrawRecord:
-    """The sampled draw improved five times at first; then it and the random draw each failed
-    a hundred times, taking turns."""
-    record = DrawRecord(("sample", "random"), discount)
-    for _ in range(5):
-        record.add("sample", _outcome(1.0, 0.1))
-    for _ in range(100):
-        record.add("sample", _outcome(0.0, 0.5))
-        record.add("random", _outcome(0.0, 0.5))
-    return record
-
-
-def test_a_discounted_record_forgets_improvements_long_past():
-    """Weighing the whole run alike, the draw that improved at first is chosen nearly always,
-    two hundred failures later; with ``discount``, the two draws, alike since, about as often."""
-    rng = np.random.default_rng(0)
-    for timed in (True, False):
-        whole = Counter(_early_gains_then_none(1.0).best(timed, rng) for _ in range(1000))
-        recent = Counter(_early_gains_then_none(0.95).best(timed, rng) for _ in range(1000))
-        assert whole["sample"] > 900
-        assert 350 < recent["sample"] < 650
-    with pytest.raises(InvalidArgumentError, match="discount"):
-        CLLNS(discount=0.0)
-
-
-def test_a_discounted_record_weighs_each_neighborhood_by_those_after_it():
-    """``recent`` holds each neighborhood at ``discount`` to the power of the neighborhoods
-    after it; the counts stay whole; a discount of 1 keeps the plain sums."""
-    whole, discounted = _early_gains_then_none(1.0), _early_gains_then_none(0.9)
-    assert whole.recent["improving"]["sample"] == whole.improving["sample"] == 5
-    assert whole.recent["seconds"]["sample"] == pytest.approx(50.5)
-    order = ["sample"] * 5 + ["sample", "random"] * 100
-    after = [len(order) - 1 - i for i in range(len(order))]  # the neighborhoods after each
-    random = [n for n, drawn in zip(after, order, strict=True) if drawn == "random"]
-    assert discounted.recent["improving"]["sample"] == pytest.approx(sum(0.9**n for n in after[:5]))
-    assert discounted.recent["used"]["random"] == pytest.approx(sum(0.9**n for n in random))
-    assert discounted.improving["sample"] == 5 and discounted.used["random"] == 100
-
-
 def test_cl_lns_random_arm_is_tried_after_the_model_draws_without_scores(pipeline):
     """With ``random_arm``, the uniformly random neighborhood is a third draw of ``auto``: tried
     after the top-scored and the sampled, with no scores computed, and counted in the record;

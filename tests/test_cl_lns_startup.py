@@ -27,6 +27,7 @@ from learning.problem_class import detect_class
 from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
 from lns import SolveParams
 from lns.api import solve
+from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import read_problem
 from lns.core.search.selection import SearchState
 from lns.core.search.stop import budget
@@ -535,3 +536,19 @@ def test_cl_lns_is_an_arm_of_the_adaptive_selector(no_general_model):
     assert selector.arms[1].checkpoint == PRETRAINED_DIR / "mis.pt"  # chosen in check()
     with pytest.raises(CheckpointError, match="no shipped model fits"):
         make_selector("adaptive", selectors=["random", "cl_lns"]).check(knapsack())
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no niceness on this platform")
+def test_the_features_thread_runs_nicer_than_the_search_by_features_nice():
+    """The prefetch thread lowers its own priority by ``features_nice``, not the caller's."""
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    for nice in (0, 7):
+        selector, problem = CLLNS("mis", until_ready="wait", features_nice=nice), tiny("mis")
+        selector.check(problem)
+        selector.prefetch.join(timeout=30)
+        assert selector.prefetch.niceness == min(own + nice, 19)
+        assert selector.prefetch.extractor is not None
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
+    for wrong in (-1, 20, 2.5):
+        with pytest.raises(InvalidArgumentError, match="features_nice"):
+            CLLNS("mis", features_nice=wrong)

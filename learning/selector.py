@@ -28,6 +28,7 @@ import importlib
 import logging
 import math
 import os
+import sys
 import threading
 import time
 import weakref
@@ -224,7 +225,8 @@ class _Prefetch(threading.Thread):
     A failure is left for the first call, which then computes what is missing itself and
     reports it with context. Setting :attr:`cancel` ends the root LP at its next iteration.
     With ``nice``, the thread (and the threads it starts) runs that much nicer than the
-    caller, where the platform allows it (Linux schedules each thread on its own).
+    caller, on Linux, whose scheduler gives each thread its own niceness (elsewhere a
+    niceness is the whole process's, and it is left alone).
 
     Attributes
     ----------
@@ -240,7 +242,8 @@ class _Prefetch(threading.Thread):
         cover).
     cancel : threading.Event
     niceness : int or None
-        The niceness the thread ran at, once it runs (``None`` where the platform has none).
+        The niceness the thread ran at, once it runs (``None`` off Linux, or where it could
+        not be read).
     """
 
     def __init__(
@@ -280,14 +283,18 @@ class _Prefetch(threading.Thread):
             log.debug("cl_lns: prefetching the features of %s failed", self.problem.name)
 
     def _lower_priority(self) -> None:
-        """Make this thread ``nice`` nicer than it started, and record its :attr:`niceness`."""
-        if not hasattr(os, "setpriority"):
+        """Make this thread ``nice`` nicer than it started, on Linux, and record its
+        :attr:`niceness`."""
+        if sys.platform != "linux":
             return
         here = threading.get_native_id()
-        started = os.getpriority(os.PRIO_PROCESS, here)
-        if self.nice:
-            os.setpriority(os.PRIO_PROCESS, here, min(started + self.nice, 19))
-        self.niceness = os.getpriority(os.PRIO_PROCESS, here)
+        try:
+            started = os.getpriority(os.PRIO_PROCESS, here)
+            if self.nice:
+                os.setpriority(os.PRIO_PROCESS, here, min(started + self.nice, 19))
+            self.niceness = os.getpriority(os.PRIO_PROCESS, here)
+        except OSError:  # a sandbox that forbids it: the thread runs as nice as it started
+            log.debug("cl_lns: the features' thread keeps its priority", exc_info=True)
 
     def build_graph(self) -> None:
         """Build :attr:`graph` unless it is built, or the edges are not there yet, or no policy
@@ -397,8 +404,8 @@ class CLLNS(Selector):
         "Probing the model's draws"). ``None``: the loop's limit from the first try.
     features_nice : int
         From 0 to 19: how much nicer than the search the thread that computes the static
-        features runs (the operating system's niceness; Linux schedules each thread apart;
-        ignored where there is none). Where the cores are all busy, as in a benchmark with a
+        features runs (the operating system's niceness, on Linux, which schedules each
+        thread apart; ignored elsewhere). Where the cores are all busy, as in a benchmark with a
         run per core, the features' thread takes its share from the search while it runs,
         and the search draws at random meanwhile (``until_ready="random"``); a nicer thread
         leaves the search more and is ready later (docs/cl_lns.md, "The features' thread at

@@ -322,19 +322,15 @@ def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
     return extractor
 
 
-def _checked(name: str, value, valid: bool, expected: str):
-    """``value``, or an :class:`InvalidArgumentError` saying what option ``name`` expected."""
-    if not valid:
-        raise InvalidArgumentError(f"cl_lns: {name} must be {expected}, got {value!r}")
-    return value
-
-
 def _seconds(name: str, value, none_ok: bool = False):
     """``value``, a positive number of seconds (or ``None`` where ``none_ok``); else an error
     that names the option."""
-    valid = (value is None and none_ok) or (value is not None and value > 0)
+    if (value is None and none_ok) or (value is not None and value > 0):
+        return value
     also = " or None" if none_ok else ""
-    return _checked(name, value, valid, f"a positive number of seconds{also}")
+    raise InvalidArgumentError(
+        f"cl_lns: {name} must be a positive number of seconds{also}, got {value!r}"
+    )
 
 
 class CLLNS(Selector):
@@ -415,16 +411,6 @@ class CLLNS(Selector):
         leaves the search more and is ready later (docs/cl_lns.md, "The features' thread at
         a lower priority"). 10 (the default) leaves the search about nine tenths of a core it
         shares with the thread; 0: as nice as the search.
-    size_per_draw : bool
-        Whether each draw (the top-scored, the sampled and the random arm's) sizes its
-        neighborhoods by a rule of its own: a copy of the loop's size rule
-        (:attr:`SearchState.size_rule`) taken at the draw's first use in the run, grown after
-        the draw's failures and halved after its time-outs alone. The same number of
-        variables makes a sub-problem of the model's top-scored variables, which interact,
-        far harder than a random one, so with one size for all (``False``, the default) the
-        model's time-outs keep random neighborhoods too small to improve. The loop's size
-        still sizes the neighborhoods drawn before the features are ready and decides the
-        switch to sampling at its cap.
 
     Raises
     ------
@@ -474,7 +460,6 @@ class CLLNS(Selector):
         random_arm: bool = True,
         probe_time_limit: float | None = 1.0,
         features_nice: int = 10,
-        size_per_draw: bool = False,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
@@ -484,19 +469,25 @@ class CLLNS(Selector):
         if until_ready not in UNTIL_READY:
             raise UnknownNameError("cl_lns until_ready rule", until_ready, UNTIL_READY)
         self.after_failure, self.until_ready = after_failure, until_ready
-        valid_share = score_share is None or 0 < score_share <= 1
-        self.score_share = _checked("score_share", score_share, valid_share, "in (0, 1] or None")
+        if score_share is not None and not 0 < score_share <= 1:
+            raise InvalidArgumentError(
+                f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
+            )
+        self.score_share = score_share
         self.probe_time_limit = _seconds("probe_time_limit", probe_time_limit, none_ok=True)
-        valid_nice = isinstance(features_nice, int) and 0 <= features_nice <= 19
-        self.features_nice = _checked(
-            "features_nice", features_nice, valid_nice, "an integer from 0 to 19"
-        )
-        self.size_per_draw = bool(size_per_draw)
+        if not (isinstance(features_nice, int) and 0 <= features_nice <= 19):
+            raise InvalidArgumentError(
+                f"cl_lns: features_nice must be an integer from 0 to 19, got {features_nice!r}"
+            )
+        self.features_nice = features_nice
         self.lp_time_limit = float(_seconds("lp_time_limit", lp_time_limit))
         self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
-        valid_threads = threads is None or (isinstance(threads, int) and threads >= 1)
-        self.threads = _checked("threads", threads, valid_threads, "a positive integer or None")
+        if threads is not None and not (isinstance(threads, int) and threads >= 1):
+            raise InvalidArgumentError(
+                f"cl_lns: threads must be a positive integer or None, got {threads!r}"
+            )
+        self.threads = threads
         self._blas = ThreadpoolController() if threads is not None else None
         self.checkpoint: Path | None = None
         self._policy: NumpyPolicy | None = None
@@ -517,7 +508,6 @@ class CLLNS(Selector):
         self._drawn: str | None = None  # the draw of the last call that the record counts
         self._call_scoring = 0.0  # seconds the last call scored, the first scores excepted
         self.draw_record = self._new_record()  # of the current problem's run
-        self._sizes: dict = {}  # with size_per_draw, each draw's size rule (AdaptiveSize)
 
     def _new_record(self) -> DrawRecord:
         return DrawRecord((*MODEL_DRAWS, "random") if self.random_arm else MODEL_DRAWS)
@@ -642,17 +632,11 @@ class CLLNS(Selector):
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
         self._drawn, self.draw_record = None, self._new_record()
-        self._sizes = {}
 
     def update(self, record) -> None:
         """Count the last neighborhood's improvement, sub-solve and scoring seconds for its draw."""
         if self._drawn is not None:
             self.draw_record.add(self._drawn, record, self._call_scoring)
-        if self._drawn in self._sizes:
-            status = SolveStatus(record.status)
-            self._sizes[self._drawn].update(
-                record.improved, timed_out=status.out_of_time, complete=status.proven
-            )
         self._drawn = None
 
     def _blas_threads(self):
@@ -817,14 +801,11 @@ class CLLNS(Selector):
             armed = self.draw_record.best(timed, rng, among)
             if armed == "random":
                 self._drawn = "random"
-                return self._uniform(candidates, self._size_of("random", state, size), rng)
+                return self._uniform(candidates, size, rng)
         elif failed and self.after_failure == "random":
             return self._uniform(candidates, size, rng)
         scores = None if failed else self._stale_scores(state)
         stale = scores is not None
-        sampled = state.at_cap or stale or self._samples(armed, failed, timed, rng)
-        drawn = "sample" if sampled else "greedy"
-        size = self._size_of(drawn, state, size)
         if not stale:
             first_scores = self._extractor is None  # its features may have waited for the root LP
             scores = None if self._stopped(state) else self.scores(state, size)
@@ -836,38 +817,27 @@ class CLLNS(Selector):
             return Neighborhood(
                 np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}
             )
-        self._scored_at, self._drawn = state.iteration, drawn
+        self._scored_at = state.iteration
         scores = scores[candidates]
         size = min(size, len(candidates))
+        if state.at_cap or stale:
+            sampled = True
+        elif armed is not None:
+            sampled = armed == "sample"
+        elif failed:
+            sampled = self.after_failure == "sample"
+        else:
+            drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed, rng)
+            sampled = drawn == "sample"
+        self._drawn = "sample" if sampled else "greedy"
         if sampled:
             chosen = sample_by_scores(scores, size, rng)
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
         info["sampled"] = bool(sampled)
-        limit = self._probe_limit(drawn)
+        limit = self._probe_limit(self._drawn)
         info["probe"] = limit is not None
         return Neighborhood(np.sort(candidates[chosen]), info=info, time_limit=limit)
-
-    def _samples(
-        self, armed: str | None, failed: bool, timed: bool, rng: np.random.Generator
-    ) -> bool:
-        """Whether a neighborhood of the model's, neither at the size cap nor stale, is drawn
-        by the scores (else the top ``k``): as the random arm chose (``armed``), else as
-        ``after_failure`` says after a failure, else as ``draw`` says."""
-        if armed is not None:
-            return armed == "sample"
-        if failed:
-            return self.after_failure == "sample"
-        drawn = self.draw if self.draw != "auto" else self.draw_record.best(timed, rng)
-        return drawn == "sample"
-
-    def _size_of(self, drawn: str, state: SearchState, size: int) -> int:
-        """The size of a neighborhood of ``drawn``: with ``size_per_draw``, that of the draw's
-        own rule (the loop's as it was at the draw's first use in the run, since adapted by the
-        draw's neighborhoods alone), else ``size``, the loop's."""
-        if not self.size_per_draw or state.size_rule is None:
-            return size
-        return self._sizes.setdefault(drawn, state.size_rule).size  # the state's own copy
 
     def _probe_limit(self, drawn: str) -> float | None:
         """The sub-solve limit of a neighborhood of the model's draw ``drawn``: the probe's

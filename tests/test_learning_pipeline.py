@@ -24,7 +24,6 @@ from learning.train import TrainConfig, train
 from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError, UnknownNameError
-from lns.core.search.neighborhood_size import AdaptiveSize
 from lns.core.search.result import IterationRecord
 from lns.core.search.selection import SearchState
 from lns.core.search.stop import budget
@@ -384,15 +383,13 @@ def test_cl_lns_samples_after_a_failure_when_asked_instead_of_repeating_the_top_
         CLLNS(root / "model.pt", after_failure="uniform")
 
 
-def _outcome(
-    gain: float, seconds: float, status: SolveStatus = SolveStatus.OPTIMAL
-) -> IterationRecord:
+def _outcome(gain: float, seconds: float) -> IterationRecord:
     return IterationRecord(
         iteration=0,
         selector="cl_lns",
         neighborhood_size=20,
         target_size=20,
-        status=status,
+        status=SolveStatus.OPTIMAL,
         select_time=0.0,
         solve_time=seconds,
         objective_before=0.0,
@@ -543,40 +540,6 @@ def test_cl_lns_probes_each_model_draw_until_it_has_improved(pipeline):
         assert other(state, 20, np.random.default_rng(0)).time_limit is None
     with pytest.raises(InvalidArgumentError, match="probe_time_limit"):
         CLLNS(root / "model.pt", probe_time_limit=0)
-
-
-def test_cl_lns_size_per_draw_sizes_a_draw_by_its_own_rule(pipeline):
-    """With ``size_per_draw``, a draw's neighborhoods follow its own copy of the loop's size
-    rule, taken at its first use: halved after its time-out, grown after its failure, whatever
-    the loop's size is then; without it, the loop's size."""
-    root, *_ = pipeline
-    problem = tiny_mis(7)
-    incumbent = np.zeros(problem.n_vars)
-    n_integer = len(problem.integer_indices)
-    calls = [
-        (0.5, _outcome(0.0, 5.0, SolveStatus.TIME_LIMIT)),
-        (0.75, _outcome(0.0, 0.1)),
-        (0.75, None),
-    ]
-    sizes = {}
-    for per_draw in (True, False):
-        selector = CLLNS(
-            root / "model.pt",
-            draw="greedy",
-            after_failure="greedy",
-            until_ready="wait",
-            size_per_draw=per_draw,
-        )
-        selector.setup(problem)
-        sizes[per_draw] = []
-        for iteration, (fraction, outcome) in enumerate(calls):
-            rule = AdaptiveSize(n_integer, initial_fraction=fraction, max_fraction=1.0, shrink=0.5)
-            state = SearchState(problem, incumbent, 0.0, [], iteration, False, size_rule=rule)
-            drawn = selector(state, rule.size, np.random.default_rng(0))
-            sizes[per_draw].append(len(drawn.free))
-            if outcome is not None:
-                selector.update(outcome)
-    assert sizes == {True: [20, 10, 11], False: [20, 30, 30]}
 
 
 def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(pipeline):

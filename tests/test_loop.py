@@ -182,27 +182,6 @@ def test_a_sub_solve_left_running_past_its_limit_shrinks_the_size_as_a_time_out_
     assert [r.target_size for r in records] == [40, 20, 30]
 
 
-class RuleReadingFirstK(FirstK):
-    """Frees the first ``size`` integer variables and keeps the size rule each state carried;
-    it changes that rule, which must not change the loop's."""
-
-    def __init__(self):
-        self.rules = []
-
-    def __call__(self, state, size, rng):
-        self.rules.append((size, state.size_rule.size))
-        state.size_rule.update(improved=False, timed_out=True)
-        return super().__call__(state, size, rng)
-
-
-def test_a_selector_sees_a_copy_of_the_loop_s_size_rule():
-    selector = RuleReadingFirstK()
-    rule = AdaptiveSize(100, 0.4, growth=1.5, max_fraction=1.0, shrink=0.5)
-    records, _, _, _ = _run([(SolveStatus.NODE_LIMIT, [])], selector=selector, size_rule=rule)
-    assert selector.rules == [(40, 40), (60, 60), (90, 90)]
-    assert [r.target_size for r in records] == [40, 60, 90]
-
-
 class CappedFirstK(FirstK):
     """Frees the first ``size`` integer variables, allowing the sub-solve 0.25 s on even
     iterations and the loop's limit on odd ones."""

@@ -17,7 +17,6 @@ can build another.
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 import math
 import time
@@ -250,7 +249,6 @@ class _Search:
             iteration,
             self.size_rule.at_cap,
             deadline,
-            copy.copy(self.size_rule),
         )
         neighborhood = self.selector(state, target, self.rng)
         for callback in self.callbacks:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lns.core.problem.mip import Problem
-from lns.core.search.neighborhood_size import AdaptiveSize
 
 
 @dataclass
@@ -40,10 +39,6 @@ class SearchState:
     deadline : float
         ``time.perf_counter()`` value at which the run must end; a selector that solves
         something must stop by then.
-    size_rule : AdaptiveSize or None
-        A copy of the loop's neighborhood size rule (``size`` is its size), for a selector
-        that sizes some of its neighborhoods by rules of its own started from it (CL-LNS's
-        ``size_per_draw``); ``None`` outside a loop.
     """
 
     problem: Problem
@@ -53,7 +48,6 @@ class SearchState:
     iteration: int = 0
     at_cap: bool = False
     deadline: float = float("inf")
-    size_rule: AdaptiveSize | None = None
 
     def time_left(self) -> float:
         return self.deadline - time.perf_counter()

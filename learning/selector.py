@@ -322,15 +322,19 @@ def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
     return extractor
 
 
+def _checked(name: str, value, valid: bool, expected: str):
+    """``value``, or an :class:`InvalidArgumentError` saying what option ``name`` expected."""
+    if not valid:
+        raise InvalidArgumentError(f"cl_lns: {name} must be {expected}, got {value!r}")
+    return value
+
+
 def _seconds(name: str, value, none_ok: bool = False):
     """``value``, a positive number of seconds (or ``None`` where ``none_ok``); else an error
     that names the option."""
-    if (value is None and none_ok) or (value is not None and value > 0):
-        return value
+    valid = (value is None and none_ok) or (value is not None and value > 0)
     also = " or None" if none_ok else ""
-    raise InvalidArgumentError(
-        f"cl_lns: {name} must be a positive number of seconds{also}, got {value!r}"
-    )
+    return _checked(name, value, valid, f"a positive number of seconds{also}")
 
 
 class CLLNS(Selector):
@@ -469,25 +473,18 @@ class CLLNS(Selector):
         if until_ready not in UNTIL_READY:
             raise UnknownNameError("cl_lns until_ready rule", until_ready, UNTIL_READY)
         self.after_failure, self.until_ready = after_failure, until_ready
-        if score_share is not None and not 0 < score_share <= 1:
-            raise InvalidArgumentError(
-                f"cl_lns: score_share must be in (0, 1] or None, got {score_share!r}"
-            )
-        self.score_share = score_share
+        valid_share = score_share is None or 0 < score_share <= 1
+        self.score_share = _checked("score_share", score_share, valid_share, "in (0, 1] or None")
         self.probe_time_limit = _seconds("probe_time_limit", probe_time_limit, none_ok=True)
-        if not (isinstance(features_nice, int) and 0 <= features_nice <= 19):
-            raise InvalidArgumentError(
-                f"cl_lns: features_nice must be an integer from 0 to 19, got {features_nice!r}"
-            )
-        self.features_nice = features_nice
+        valid_nice = isinstance(features_nice, int) and 0 <= features_nice <= 19
+        self.features_nice = _checked(
+            "features_nice", features_nice, valid_nice, "an integer from 0 to 19"
+        )
         self.lp_time_limit = float(_seconds("lp_time_limit", lp_time_limit))
         self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
-        if threads is not None and not (isinstance(threads, int) and threads >= 1):
-            raise InvalidArgumentError(
-                f"cl_lns: threads must be a positive integer or None, got {threads!r}"
-            )
-        self.threads = threads
+        valid_threads = threads is None or (isinstance(threads, int) and threads >= 1)
+        self.threads = _checked("threads", threads, valid_threads, "a positive integer or None")
         self._blas = ThreadpoolController() if threads is not None else None
         self.checkpoint: Path | None = None
         self._policy: NumpyPolicy | None = None

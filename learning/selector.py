@@ -150,9 +150,8 @@ class DrawRecord:
     """What each draw of a run gave: the top-scored (``"greedy"``), the sampled (``"sample"``)
     and, as an arm of ``random_arm``, the uniformly random (``"random"``) neighborhoods; per
     draw, how often it was used, how often it improved, its sub-solves that ran into their time
-    limit, the seconds they took, the seconds its scores took, the objective it gained and the
-    seconds of its slowest sub-solve that improved (``CLLNS.draw_record``; ``draw="auto"``
-    chooses by it)."""
+    limit, the seconds they took, the seconds its scores took and the objective it gained
+    (``CLLNS.draw_record``; ``draw="auto"`` chooses by it)."""
 
     def __init__(self, draws: tuple[str, ...] = MODEL_DRAWS):
         self.draws = draws
@@ -162,7 +161,6 @@ class DrawRecord:
         self.seconds = dict.fromkeys(draws, 0.0)
         self.scoring = dict.fromkeys(draws, 0.0)
         self.gain = dict.fromkeys(draws, 0.0)
-        self.slowest_improving = dict.fromkeys(draws, 0.0)
 
     def add(self, drawn: str, record, scoring: float = 0.0) -> None:
         self.used[drawn] += 1
@@ -172,7 +170,6 @@ class DrawRecord:
         if record.improved:
             self.improving[drawn] += 1
             self.gain[drawn] += abs(record.objective_after - record.objective_before)
-            self.slowest_improving[drawn] = max(self.slowest_improving[drawn], record.solve_time)
 
     def best(
         self, timed: bool, rng: np.random.Generator, among: tuple[str, ...] | None = None
@@ -409,12 +406,6 @@ class CLLNS(Selector):
         size, and its first try, which the auto rule makes before any other choice, then ran
         into the loop's whole limit on set cover, auctions and vertex cover (docs/cl_lns.md,
         "Probing the model's draws"). ``None``: the loop's limit from the first try.
-    earned_limit_factor : float or None
-        With ``draw="auto"``, the sub-solve limit a draw earns by improving: this factor times
-        the seconds of that draw's slowest sub-solve that improved in the run, at least
-        ``probe_time_limit``. On set cover the model's improving sub-solves took under a
-        second while its sub-solves that ran into the loop's whole limit improved nothing.
-        ``None`` (the default): the loop's limit.
     features_nice : int
         From 0 to 19: how much nicer than the search the thread that computes the static
         features runs (the operating system's niceness, on Linux, which schedules each
@@ -472,7 +463,6 @@ class CLLNS(Selector):
         score_share: float | None = None,
         random_arm: bool = True,
         probe_time_limit: float | None = 1.0,
-        earned_limit_factor: float | None = None,
         features_nice: int = 10,
     ):
         if draw not in DRAWS:
@@ -486,10 +476,6 @@ class CLLNS(Selector):
         valid_share = score_share is None or 0 < score_share <= 1
         self.score_share = _checked("score_share", score_share, valid_share, "in (0, 1] or None")
         self.probe_time_limit = _seconds("probe_time_limit", probe_time_limit, none_ok=True)
-        valid_factor = earned_limit_factor is None or earned_limit_factor > 0
-        self.earned_limit_factor = _checked(
-            "earned_limit_factor", earned_limit_factor, valid_factor, "positive or None"
-        )
         valid_nice = isinstance(features_nice, int) and 0 <= features_nice <= 19
         self.features_nice = _checked(
             "features_nice", features_nice, valid_nice, "an integer from 0 to 19"
@@ -846,20 +832,13 @@ class CLLNS(Selector):
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
         info["sampled"] = bool(sampled)
-        info["probe"] = self._probing(self._drawn)
-        limit = self.probe_time_limit if info["probe"] else self._earned_limit(self._drawn)
+        limit = self._probe_limit(self._drawn)
+        info["probe"] = limit is not None
         return Neighborhood(np.sort(candidates[chosen]), info=info, time_limit=limit)
 
-    def _probing(self, drawn: str) -> bool:
-        """Whether a neighborhood of the model's draw ``drawn`` is a probe: ``draw="auto"``, with
-        a ``probe_time_limit``, before that draw has improved in this run."""
-        probes = self.draw == "auto" and self.probe_time_limit is not None
-        return probes and not self.draw_record.improving[drawn]
-
-    def _earned_limit(self, drawn: str) -> float | None:
-        """The sub-solve limit the model's draw ``drawn`` has earned by improving
-        (``earned_limit_factor``); ``None``: the loop's."""
-        slowest = self.draw_record.slowest_improving[drawn]
-        if self.draw != "auto" or self.earned_limit_factor is None or not slowest:
+    def _probe_limit(self, drawn: str) -> float | None:
+        """The sub-solve limit of a neighborhood of the model's draw ``drawn``: the probe's
+        while that draw has not improved in this run (``draw="auto"``), else none."""
+        if self.draw != "auto" or self.draw_record.improving[drawn]:
             return None
-        return max(self.probe_time_limit or 0.0, self.earned_limit_factor * slowest)
+        return self.probe_time_limit

@@ -542,33 +542,6 @@ def test_cl_lns_probes_each_model_draw_until_it_has_improved(pipeline):
         CLLNS(root / "model.pt", probe_time_limit=0)
 
 
-def test_cl_lns_earned_limit_is_a_factor_of_the_slowest_improving_sub_solve(pipeline):
-    """With ``earned_limit_factor``, a draw that has improved gets that factor times its slowest
-    improving sub-solve as its limit, at least the probe's; a failure does not change it."""
-    root, *_ = pipeline
-    problem = tiny_mis(7)
-    incumbent = np.zeros(problem.n_vars)
-    selector = CLLNS(
-        root / "model.pt",
-        random_arm=False,
-        after_failure="greedy",
-        until_ready="wait",
-        earned_limit_factor=3.0,
-    )
-    selector.setup(problem)
-    limits = []
-    outcomes = [_outcome(1.0, 0.2), _outcome(2.0, 0.5), _outcome(0.0, 4.0), None]
-    for iteration, outcome in enumerate(outcomes):
-        state = SearchState(problem, incumbent, 0.0, [], iteration, False)
-        drawn = selector(state, 20, np.random.default_rng(0))
-        limits.append((drawn.time_limit, drawn.info["probe"]))
-        if outcome is not None:
-            selector.update(outcome)
-    assert limits == [(1.0, True), (1.0, False), (1.5, False), (1.5, False)]
-    with pytest.raises(InvalidArgumentError, match="earned_limit_factor"):
-        CLLNS(root / "model.pt", earned_limit_factor=0)
-
-
 def test_cl_lns_past_its_score_share_draws_a_new_incumbent_from_the_last_scores(pipeline):
     """With scoring over its share of the run's time, a new incumbent is not scored: its
     neighborhood is sampled from the last scores; without a share it is scored. The first call

@@ -48,9 +48,10 @@ from learning.features import (
 )
 from learning.inference import GraphCache, NumpyPolicy
 from learning.problem_class import GENERAL, DetectedClass, detect_class
-from lns.core.errors import InvalidArgumentError, UnknownNameError
+from lns.core.errors import UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
+from lns.core.problem.validation import check_integer, check_real
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.solvers.protocol import SolveStatus
 
@@ -65,6 +66,10 @@ DRAWS = ("auto", "greedy", "sample")
 MODEL_DRAWS = ("greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
+_SHARE = "expected a share in (0, 1], or None"
+_SECONDS = "expected seconds > 0, or None"
+_NICENESS = "expected an integer from 0 to 19"
+_THREADS = "expected an integer >= 1, or None"
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -324,21 +329,6 @@ def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
     return extractor
 
 
-def _checked(name: str, value, valid: bool, expected: str):
-    """``value``, or an :class:`InvalidArgumentError` saying what option ``name`` expected."""
-    if not valid:
-        raise InvalidArgumentError(f"cl_lns: {name} must be {expected}, got {value!r}")
-    return value
-
-
-def _seconds(name: str, value, none_ok: bool = False):
-    """``value``, a positive number of seconds (or ``None`` where ``none_ok``); else an error
-    that names the option."""
-    valid = (value is None and none_ok) or (value is not None and value > 0)
-    also = " or None" if none_ok else ""
-    return _checked(name, value, valid, f"a positive number of seconds{also}")
-
-
 class CLLNS(Selector):
     """Free the integer variables a trained CL-LNS network scores highest.
 
@@ -483,18 +473,27 @@ class CLLNS(Selector):
         if until_ready not in UNTIL_READY:
             raise UnknownNameError("cl_lns until_ready rule", until_ready, UNTIL_READY)
         self.after_failure, self.until_ready = after_failure, until_ready
-        valid_share = score_share is None or 0 < score_share <= 1
-        self.score_share = _checked("score_share", score_share, valid_share, "in (0, 1] or None")
-        self.probe_time_limit = _seconds("probe_time_limit", probe_time_limit, none_ok=True)
-        valid_nice = isinstance(features_nice, int) and 0 <= features_nice <= 19
-        self.features_nice = _checked(
-            "features_nice", features_nice, valid_nice, "an integer from 0 to 19"
+        check_real(
+            "cl_lns: score_share", score_share, _SHARE, low=0, low_open=True, high=1, none_ok=True
         )
-        self.lp_time_limit = float(_seconds("lp_time_limit", lp_time_limit))
+        check_real(
+            "cl_lns: probe_time_limit",
+            probe_time_limit,
+            _SECONDS,
+            low=0,
+            low_open=True,
+            none_ok=True,
+        )
+        check_integer("cl_lns: features_nice", features_nice, _NICENESS, low=0, high=19)
+        check_real(
+            "cl_lns: lp_time_limit", lp_time_limit, "expected seconds > 0", low=0, low_open=True
+        )
+        self.score_share, self.probe_time_limit = score_share, probe_time_limit
+        self.features_nice, self.lp_time_limit = features_nice, float(lp_time_limit)
         self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
-        valid_threads = threads is None or (isinstance(threads, int) and threads >= 1)
-        self.threads = _checked("threads", threads, valid_threads, "a positive integer or None")
+        check_integer("cl_lns: threads", threads, _THREADS, low=1, none_ok=True)
+        self.threads = threads
         self._blas = ThreadpoolController() if threads is not None else None
         self.checkpoint: Path | None = None
         self._policy: NumpyPolicy | None = None

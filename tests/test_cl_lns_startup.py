@@ -512,11 +512,16 @@ def test_a_requested_interrupt_stops_the_first_call_before_the_lp(monkeypatch):
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"lp_time_limit": 0}, "lp_time_limit must be a positive"),
-        ({"threads": 0}, "threads must be a positive integer"),
+        ({"lp_time_limit": 0}, "lp_time_limit=0 is invalid"),
+        ({"lp_time_limit": float("nan")}, "lp_time_limit=nan is invalid"),
+        ({"threads": 0}, "threads=0 is invalid"),
+        ({"score_share": True}, "score_share=True is invalid"),
+        ({"features_nice": True}, "features_nice=True is invalid"),
+        ({"features_nice": 20}, "features_nice=20 is invalid"),
     ],
 )
 def test_invalid_options_are_named(options, message):
+    """Each bad option named with its value; NaN and booleans are refused, not read as numbers."""
     with pytest.raises(ValueError, match=f"cl_lns: {message}"):
         CLLNS("mis", **options)
 

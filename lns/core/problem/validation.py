@@ -131,15 +131,23 @@ def check_real(
 
 
 def check_integer(
-    name: str, value, allowed: str, *, low: int, also: tuple = (), none_ok: bool = False
+    name: str,
+    value,
+    allowed: str,
+    *,
+    low: int,
+    high: float = math.inf,
+    also: tuple = (),
+    none_ok: bool = False,
 ) -> None:
-    """Raise :class:`InvalidArgumentError` unless ``value`` is an integer >= ``low`` or in ``also``.
+    """Raise :class:`InvalidArgumentError` unless ``value`` is an integer from ``low`` to
+    ``high`` or in ``also``.
 
     Booleans are refused although Python counts them as integers.
     """
     if value is None and none_ok:
         return
-    if not (_is_integer(value) and (value >= low or value in also)):
+    if not (_is_integer(value) and (low <= value <= high or value in also)):
         raise InvalidArgumentError(f"{name}={value!r} is invalid: {allowed}")
 
 

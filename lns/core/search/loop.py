@@ -235,8 +235,7 @@ class _Search:
         self.selector.update(record)
         for callback in self.callbacks:
             callback.on_iteration(record)
-        if not (status.out_of_time and _cap(neighborhood) < self.sub_solve.time_limit):
-            self.size_rule.update(improved, timed_out=status.out_of_time, complete=status.proven)
+        self.size_rule.update(improved, timed_out=status.out_of_time, complete=status.proven)
         return self._verdict(status, nothing_fixed=self._frees_all(neighborhood.free))
 
     def _select(self, iteration: int, target: int) -> Neighborhood:

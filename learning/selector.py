@@ -524,7 +524,7 @@ class CLLNS(Selector):
         :meth:`setup` checks the problem again and starts its own prefetch)."""
         state = self.__dict__.copy()
         state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
-        state.update(_graph=None, _cache=None, _relax=self._relax and LBRelax())
+        state.update(_graph=None, _cache=None, _relax=None if self._relax is None else LBRelax())
         return state
 
     def __setstate__(self, state: dict) -> None:

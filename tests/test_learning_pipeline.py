@@ -4,6 +4,7 @@ import csv
 import dataclasses
 import importlib.util
 import math
+import pickle
 import re
 import sys
 import time
@@ -531,6 +532,8 @@ def test_cl_lns_relax_arm_draws_lb_relax_after_the_other_draws(pipeline):
     assert drawn[3].info["lp_status"] is not None and len(drawn[3].free) == 20
     assert selector.draw_record.used == {"greedy": 1, "sample": 1, "random": 1, "lb_relax": 1}
     assert selector.draw_record.scoring["lb_relax"] > 0
+    copy = pickle.loads(pickle.dumps(selector))  # into a portfolio's worker: a fresh LP there
+    assert copy._relax is not None and copy._relax._lp is None
     assert (
         "lb_relax"
         not in CLLNS(root / "model.pt", relax_arm=True, random_arm=False).draw_record.draws

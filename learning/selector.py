@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from heuristics.lb_relax import LBRelax
 from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import (
     BASE_VARIABLE_COLUMNS,
@@ -154,8 +153,7 @@ _RUNNING: weakref.WeakSet = weakref.WeakSet()
 
 class DrawRecord:
     """What each draw of a run gave: the top-scored (``"greedy"``), the sampled (``"sample"``)
-    and, as arms of ``random_arm`` and ``relax_arm``, the uniformly random (``"random"``) and
-    LB-RELAX's (``"lb_relax"``) neighborhoods; per
+    and, as an arm of ``random_arm``, the uniformly random (``"random"``) neighborhoods; per
     draw, how often it was used, how often it improved, its sub-solves that ran into their time
     limit, the seconds they took, the seconds its scores took and the objective it gained
     (``CLLNS.draw_record``; ``draw="auto"`` chooses by it)."""
@@ -390,11 +388,6 @@ class CLLNS(Selector):
         neighborhoods gain less per second than random ones, the run draws mostly at random;
         where they gain more, mostly from the model (docs/cl_lns.md, "A random arm beside the
         model's draws"). ``False``: the model's draws only.
-    relax_arm : bool
-        With ``random_arm``, ``True`` makes LB-RELAX's neighborhood
-        (:class:`heuristics.lb_relax.LBRelax`, its default variant: the variables the Local
-        Branching LP moves) one more draw, chosen by the same rule as the others at every call,
-        the seconds of its LP counted as its scoring. ``False`` (the default): no such arm.
     probe_time_limit : float or None
         With ``draw="auto"``, the seconds a neighborhood of the top-scored or the sampled draw
         may take to sub-solve (:attr:`Neighborhood.time_limit`) until that draw has improved
@@ -427,8 +420,7 @@ class CLLNS(Selector):
     include the root LP), ``"cached"``,
     ``"random"`` (drawn uniformly at random: while the features were not ready, ``until_ready``,
     after a failure, ``after_failure="random"``, or by ``random_arm``),
-    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``), on LB-RELAX's
-    neighborhood (``relax_arm``) ``"relaxed"`` with LB-RELAX's own keys and, on a
+    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``) and, on a
     neighborhood of the model's, ``"probe"`` (its sub-solve limited to ``probe_time_limit``).
     ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored,
     its sampled and (``random_arm``) its random neighborhoods gave.
@@ -462,12 +454,10 @@ class CLLNS(Selector):
         random_arm: bool = True,
         probe_time_limit: float | None = 1.0,
         features_nice: int = 10,
-        relax_arm: bool = False,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
         self.draw, self.random_arm = draw, bool(random_arm) and draw == "auto"
-        self._relax = LBRelax() if relax_arm and self.random_arm else None
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
         if until_ready not in UNTIL_READY:
@@ -516,15 +506,14 @@ class CLLNS(Selector):
         self.draw_record = self._new_record()  # of the current problem's run
 
     def _new_record(self) -> DrawRecord:
-        arms = ("random",) if self.random_arm else ()
-        return DrawRecord((*MODEL_DRAWS, *arms, *(("lb_relax",) if self._relax else ())))
+        return DrawRecord((*MODEL_DRAWS, "random") if self.random_arm else MODEL_DRAWS)
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's
         :meth:`setup` checks the problem again and starts its own prefetch)."""
         state = self.__dict__.copy()
         state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
-        state.update(_graph=None, _cache=None, _relax=None if self._relax is None else LBRelax())
+        state.update(_graph=None, _cache=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -639,8 +628,6 @@ class CLLNS(Selector):
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
         self._drawn, self.draw_record = None, self._new_record()
-        if self._relax is not None:
-            self._relax.setup(problem)
 
     def update(self, record) -> None:
         """Count the last neighborhood's improvement, sub-solve and scoring seconds for its draw."""
@@ -806,14 +793,11 @@ class CLLNS(Selector):
         armed = None  # the random arm's choice
         if self.random_arm:
             repeats = failed or state.at_cap  # the top k would be the last one or is replaced
-            draws = self.draw_record.draws
-            among = tuple(d for d in draws if d != "greedy") if repeats else draws
+            among = ("sample", "random") if repeats else self.draw_record.draws
             armed = self.draw_record.best(timed, rng, among)
             if armed == "random":
                 self._drawn = "random"
                 return self._uniform(candidates, size, rng)
-            if armed == "lb_relax":
-                return self._relaxed(state, size, rng)
         elif failed and self.after_failure == "random":
             return self._uniform(candidates, size, rng)
         scores = None if failed else self._stale_scores(state)
@@ -850,15 +834,6 @@ class CLLNS(Selector):
         limit = self._probe_limit(self._drawn)
         info["probe"] = limit is not None
         return Neighborhood(np.sort(candidates[chosen]), info=info, time_limit=limit)
-
-    def _relaxed(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
-        """LB-RELAX's neighborhood (``info["relaxed"]``); the call's seconds count as scoring."""
-        assert self._relax is not None, "relax_arm builds it"
-        began = time.perf_counter()
-        neighborhood = self._relax(state, size, rng)
-        self._drawn, self._call_scoring = "lb_relax", time.perf_counter() - began
-        neighborhood.info.update(sampled=False, random=False, relaxed=True, **self._last)
-        return neighborhood
 
     def _probe_limit(self, drawn: str) -> float | None:
         """The sub-solve limit of a neighborhood of the model's draw ``drawn``: the probe's

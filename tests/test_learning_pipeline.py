@@ -4,7 +4,6 @@ import csv
 import dataclasses
 import importlib.util
 import math
-import pickle
 import re
 import sys
 import time
@@ -508,36 +507,6 @@ def test_cl_lns_random_arm_is_tried_after_the_model_draws_without_scores(pipelin
     again = selector(dataclasses.replace(first, iteration=1), 20, np.random.default_rng(0))
     assert again.info["sampled"] and selector.draw_record.used["greedy"] == 1
     assert not CLLNS(root / "model.pt", draw="greedy").random_arm  # an arm of auto only
-
-
-def test_cl_lns_relax_arm_draws_lb_relax_after_the_other_draws(pipeline):
-    """With ``relax_arm``, LB-RELAX's neighborhood is a fourth draw of ``auto``: tried after the
-    top-scored, the sampled and the random, its LP's seconds counted as its scoring; it is an
-    arm of the random arm only."""
-    root, *_ = pipeline
-    problem = tiny_mis(7)
-    incumbents = [np.zeros(problem.n_vars) for _ in range(5)]
-    for i, x in enumerate(incumbents[1:]):
-        x[: i + 1] = 1.0
-    deadline = time.perf_counter() + 3600
-    selector = CLLNS(root / "model.pt", relax_arm=True, until_ready="wait")
-    selector.setup(problem)
-    drawn = []
-    for i in range(4):
-        history = incumbents[:i][::-1]
-        state = SearchState(problem, incumbents[i], float(i), history, i, False, deadline)
-        drawn.append(selector(state, 20, np.random.default_rng(0)))
-        selector.update(_outcome(1.0, 0.1))
-    assert [d.info.get("relaxed", False) for d in drawn] == [False, False, False, True]
-    assert drawn[3].info["lp_status"] is not None and len(drawn[3].free) == 20
-    assert selector.draw_record.used == {"greedy": 1, "sample": 1, "random": 1, "lb_relax": 1}
-    assert selector.draw_record.scoring["lb_relax"] > 0
-    copy = pickle.loads(pickle.dumps(selector))  # into a portfolio's worker: a fresh LP there
-    assert copy._relax is not None and copy._relax._lp is None
-    assert (
-        "lb_relax"
-        not in CLLNS(root / "model.pt", relax_arm=True, random_arm=False).draw_record.draws
-    )
 
 
 def test_cl_lns_probes_each_model_draw_until_it_has_improved(pipeline):

@@ -65,6 +65,7 @@ DRAWS = ("auto", "greedy", "sample")
 MODEL_DRAWS = ("greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
+# What an option of :class:`CLLNS` allows, in the words of its error.
 _SHARE = "expected a share in (0, 1], or None"
 _SECONDS = "expected seconds > 0, or None"
 _NICENESS = "expected an integer from 0 to 19"

@@ -328,6 +328,25 @@ def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
     return extractor
 
 
+def _check_numbers(score_share, probe_time_limit, features_nice, lp_time_limit, threads) -> None:
+    """Raise :class:`~lns.core.errors.InvalidArgumentError` naming the first numeric option of
+    :class:`CLLNS` out of its range (NaN and booleans are never numbers here)."""
+    check_real(
+        "cl_lns: score_share", score_share, _SHARE, low=0, low_open=True, high=1, none_ok=True
+    )
+    check_real(
+        "cl_lns: probe_time_limit",
+        probe_time_limit,
+        _SECONDS,
+        low=0,
+        low_open=True,
+        none_ok=True,
+    )
+    check_integer("cl_lns: features_nice", features_nice, _NICENESS, low=0, high=19)
+    check_real("cl_lns: lp_time_limit", lp_time_limit, "expected seconds > 0", low=0, low_open=True)
+    check_integer("cl_lns: threads", threads, _THREADS, low=1, none_ok=True)
+
+
 class CLLNS(Selector):
     """Free the integer variables a trained CL-LNS network scores highest.
 
@@ -464,26 +483,11 @@ class CLLNS(Selector):
         if until_ready not in UNTIL_READY:
             raise UnknownNameError("cl_lns until_ready rule", until_ready, UNTIL_READY)
         self.after_failure, self.until_ready = after_failure, until_ready
-        check_real(
-            "cl_lns: score_share", score_share, _SHARE, low=0, low_open=True, high=1, none_ok=True
-        )
-        check_real(
-            "cl_lns: probe_time_limit",
-            probe_time_limit,
-            _SECONDS,
-            low=0,
-            low_open=True,
-            none_ok=True,
-        )
-        check_integer("cl_lns: features_nice", features_nice, _NICENESS, low=0, high=19)
-        check_real(
-            "cl_lns: lp_time_limit", lp_time_limit, "expected seconds > 0", low=0, low_open=True
-        )
+        _check_numbers(score_share, probe_time_limit, features_nice, lp_time_limit, threads)
         self.score_share, self.probe_time_limit = score_share, probe_time_limit
         self.features_nice, self.lp_time_limit = features_nice, float(lp_time_limit)
         self.prefetch: _Prefetch | None = None
         self.requested = checkpoint
-        check_integer("cl_lns: threads", threads, _THREADS, low=1, none_ok=True)
         self.threads = threads
         self._blas = ThreadpoolController() if threads is not None else None
         self.checkpoint: Path | None = None

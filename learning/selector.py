@@ -65,11 +65,6 @@ DRAWS = ("auto", "greedy", "sample")
 MODEL_DRAWS = ("greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
-# What an option of :class:`CLLNS` allows, in the words of its error.
-_SHARE = "expected a share in (0, 1], or None"
-_SECONDS = "expected seconds > 0, or None"
-_NICENESS = "expected an integer from 0 to 19"
-_THREADS = "expected an integer >= 1, or None"
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -332,19 +327,29 @@ def _check_numbers(score_share, probe_time_limit, features_nice, lp_time_limit, 
     """Raise :class:`~lns.core.errors.InvalidArgumentError` naming the first numeric option of
     :class:`CLLNS` out of its range (NaN and booleans are never numbers here)."""
     check_real(
-        "cl_lns: score_share", score_share, _SHARE, low=0, low_open=True, high=1, none_ok=True
+        "cl_lns: score_share",
+        score_share,
+        "expected a share in (0, 1], or None",
+        low=0,
+        low_open=True,
+        high=1,
+        none_ok=True,
     )
     check_real(
         "cl_lns: probe_time_limit",
         probe_time_limit,
-        _SECONDS,
+        "expected seconds > 0, or None",
         low=0,
         low_open=True,
         none_ok=True,
     )
-    check_integer("cl_lns: features_nice", features_nice, _NICENESS, low=0, high=19)
+    check_integer(
+        "cl_lns: features_nice", features_nice, "expected an integer from 0 to 19", low=0, high=19
+    )
     check_real("cl_lns: lp_time_limit", lp_time_limit, "expected seconds > 0", low=0, low_open=True)
-    check_integer("cl_lns: threads", threads, _THREADS, low=1, none_ok=True)
+    check_integer(
+        "cl_lns: threads", threads, "expected an integer >= 1, or None", low=1, none_ok=True
+    )
 
 
 class CLLNS(Selector):

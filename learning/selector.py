@@ -445,8 +445,12 @@ class CLLNS(Selector):
     include the root LP), ``"cached"``,
     ``"random"`` (drawn uniformly at random: while the features were not ready, ``until_ready``,
     after a failure, ``after_failure="random"``, or by ``random_arm``),
-    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``) and, on a
-    neighborhood of the model's, ``"probe"`` (its sub-solve limited to ``probe_time_limit``).
+    ``"stale"`` (drawn from the last scores, scoring past its ``score_share``), on a
+    neighborhood of the model's, ``"probe"`` (its sub-solve limited to ``probe_time_limit``),
+    and ``"arm"``, the draw that made it: ``"greedy"``, ``"sample"``, ``"random"`` or
+    ``"until_ready"`` (the random ones before the features are ready), so that the loop's
+    progress lines name the draw of each improvement and a benchmark counts the draws of a run
+    (the report's arms table).
     ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored,
     its sampled and (``random_arm``) its random neighborhoods gave.
     The network's input depends only on the problem, the incumbent and the incumbent history,
@@ -779,10 +783,14 @@ class CLLNS(Selector):
             and prefetch.is_alive()
         )
 
-    def _uniform(self, candidates: np.ndarray, size: int, rng: np.random.Generator) -> Neighborhood:
-        """``size`` of ``candidates`` drawn uniformly at random (``info["random"]``)."""
+    def _uniform(
+        self, candidates: np.ndarray, size: int, rng: np.random.Generator, arm: str
+    ) -> Neighborhood:
+        """``size`` of ``candidates`` drawn uniformly at random (``info["random"]``), the draw
+        ``arm`` (``info["arm"]``)."""
         chosen = rng.choice(candidates, size=min(size, len(candidates)), replace=False)
-        return Neighborhood(np.sort(chosen), info={"sampled": False, "random": True, **self._last})
+        info = {"sampled": False, "random": True, "arm": arm, **self._last}
+        return Neighborhood(np.sort(chosen), info=info)
 
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
@@ -790,7 +798,7 @@ class CLLNS(Selector):
         candidates = state.problem.integer_indices
         if self._features_pending(state):
             self._random_calls += 1
-            return self._uniform(candidates, size, rng)
+            return self._uniform(candidates, size, rng, "until_ready")
         if self._random_calls:
             log.info(
                 "%s: cl_lns's features ready after %d random neighborhoods",
@@ -807,9 +815,9 @@ class CLLNS(Selector):
             armed = self.draw_record.best(timed, rng, among)
             if armed == "random":
                 self._drawn = "random"
-                return self._uniform(candidates, size, rng)
+                return self._uniform(candidates, size, rng, "random")
         elif failed and self.after_failure == "random":
-            return self._uniform(candidates, size, rng)
+            return self._uniform(candidates, size, rng, "random")
         scores = None if failed else self._stale_scores(state)
         stale = scores is not None
         if not stale:
@@ -840,7 +848,7 @@ class CLLNS(Selector):
             chosen = sample_by_scores(scores, size, rng)
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
-        info["sampled"] = bool(sampled)
+        info["sampled"], info["arm"] = bool(sampled), self._drawn
         limit = self._probe_limit(self._drawn)
         info["probe"] = limit is not None
         return Neighborhood(np.sort(candidates[chosen]), info=info, time_limit=limit)

@@ -13,7 +13,7 @@ a named method with its own options and parameters (any field of
 matrix and one report. Every run gets the same wall-clock budget, reading the problem included;
 its incumbent trajectory is stored (:mod:`lns.bench_store`), and where its time went (iterations,
 improving ones, selection and sub-solver seconds, :func:`run_statistics`; the arms of the adaptive
-selector, :class:`ArmCounter`; a portfolio's workers).
+selector or the draws of cl_lns, :class:`ArmCounter`; a portfolio's workers).
 
 Runs are independent: :func:`run_matrix` skips the runs whose record exists (resume) and
 the runs another live process is running (their lock is held, :meth:`BenchStore.claim`),
@@ -437,7 +437,8 @@ def execute(spec: RunSpec) -> RunRecord:
 
 
 class ArmCounter(Callback):
-    """Counts the iterations of each arm the adaptive selector plays (``info["arm"]``)."""
+    """Counts the iterations of each arm a selector names (``info["arm"]``: the adaptive
+    selector's arms, cl_lns's draws)."""
 
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter()

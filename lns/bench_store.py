@@ -80,8 +80,9 @@ class RunRecord:
         after each solve); ``runtime - solver_time`` is the loop's own overhead (reading the
         problem, selection, fixing bounds, warm starts, checks). 0 for whole-problem methods.
     arms : dict
-        ``{arm: iterations}`` of the adaptive selector (empty for the other selectors and in a
-        portfolio, whose workers' selections the main process does not see).
+        ``{arm: iterations}`` of the adaptive selector, or of cl_lns's draws (``"greedy"``,
+        ``"sample"``, ``"random"``, ``"until_ready"``); empty for the other selectors and in a
+        portfolio, whose workers' selections the main process does not see.
     workers : list of dict
         Per worker of a portfolio, its :class:`lns.core.search.result.WorkerStats` as a dict.
     """

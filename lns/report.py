@@ -8,8 +8,8 @@ to the first solution and to within 1%, iterations), two plots, per-instance tab
 iterations, with their mean, shifted geometric mean and median), the pairwise win counts of the
 methods (on how many instances one has a lower primal integral than another), where the runs'
 time went (iterations, improving ones, selection and sub-solver seconds, the loop's overhead,
-stop reasons), and, where the runs have them, the arms the adaptive selector played and what
-the workers of a portfolio did.
+stop reasons), and, where the runs have them, the arms the adaptive selector played (or the draws
+of cl_lns) and what the workers of a portfolio did.
 
 Per run, the primal gap is the step function of its trajectory
 (:mod:`lns.core.search.metrics`); seeds are averaged per instance and method before instances
@@ -526,7 +526,7 @@ def _one_process(record: RunRecord) -> bool:
 
 def _arms_table(group: GroupMetrics, runs: list[RunRecord]) -> list[str]:
     """The share of each arm in the iterations of the methods whose runs record arms (the
-    adaptive selector's), over all their runs; nothing if no run does."""
+    adaptive selector's, cl_lns's draws), over all their runs; nothing if no run does."""
     counts: dict[str, Counter] = {method: Counter() for method in group.methods}
     for r in runs:
         counts[r.method].update(r.arms)

@@ -391,7 +391,7 @@ def test_calls_before_the_features_are_ready_draw_at_random_in_a_run_with_a_dead
     incumbent = np.zeros(problem.n_vars)
     timed = SearchState(problem, incumbent, 0.0, deadline=time.perf_counter() + 30)
     draws = [selector(timed, 5, np.random.default_rng(seed)) for seed in range(2)]
-    assert [n.info["random"] for n in draws] == [True, True]
+    assert [(n.info["random"], n.info["arm"]) for n in draws] == [(True, "until_ready")] * 2
     assert [len(n.free) for n in draws] == [5, 5]
     assert not np.array_equal(draws[0].free, draws[1].free)  # the generator's draws
     assert selector.prefetch.is_alive()
@@ -400,6 +400,7 @@ def test_calls_before_the_features_are_ready_draw_at_random_in_a_run_with_a_dead
     with caplog.at_level(logging.INFO, logger="lns"):
         scored = selector(untimed, 5, np.random.default_rng(0))
     assert not scored.info["random"] and scored.info["inference_time"] > 0
+    assert scored.info["arm"] in ("greedy", "sample")
     assert not selector.prefetch.is_alive()
     assert "features ready after 2 random neighborhoods" in caplog.text
     assert not selector(timed, 5, np.random.default_rng(0)).info["random"]

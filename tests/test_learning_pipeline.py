@@ -474,7 +474,8 @@ def test_the_auto_draw_favours_the_draw_that_gains_more_and_still_tries_the_othe
 
 def test_cl_lns_random_arm_is_tried_after_the_model_draws_without_scores(pipeline):
     """With ``random_arm``, the uniformly random neighborhood is a third draw of ``auto``: tried
-    after the top-scored and the sampled, with no scores computed, and counted in the record;
+    after the top-scored and the sampled, with no scores computed, and counted in the record
+    (and named as each neighborhood's arm);
     after a failure the top-scored is not among the choices."""
     root, *_ = pipeline
     problem = tiny_mis(7)
@@ -495,6 +496,7 @@ def test_cl_lns_random_arm_is_tried_after_the_model_draws_without_scores(pipelin
         (True, False),
         (False, True),
     ]
+    assert [d.info["arm"] for d in drawn] == ["greedy", "sample", "random"]
     assert drawn[2].info["inference_time"] == 0.0 and len(drawn[2].free) == 20
     assert selector.draw_record.used == {"greedy": 1, "sample": 1, "random": 1}
     assert selector.draw_record.seconds["random"] == 0.1

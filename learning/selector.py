@@ -826,7 +826,7 @@ class CLLNS(Selector):
             if not first_scores:
                 self._call_scoring = self._last["feature_time"] + self._last["inference_time"]
                 self._scoring_seconds += self._call_scoring
-        info = {"sampled": False, "random": False, "stale": stale, **self._last}
+        info: dict[str, object] = {"sampled": False, "random": False, "stale": stale, **self._last}
         if scores is None:
             return Neighborhood(
                 np.zeros(0, dtype=np.int64), info={**info, "stopped": self._stopped(state)}

@@ -535,7 +535,8 @@ def _arms_table(group: GroupMetrics, runs: list[RunRecord]) -> list[str]:
         return []
     arms = sorted(set().union(*(counts[method] for method in played)))
     lines = [
-        "Arms the adaptive selector played: share of its iterations, over all runs.",
+        "Arms played (the adaptive selector's, cl_lns's draws): share of each method's "
+        "iterations, over all runs.",
         "",
         "| method | " + " | ".join(arms) + " |",
         "|---|" + "---:|" * len(arms),

@@ -702,7 +702,7 @@ def test_report_shows_where_the_time_went_the_arms_and_the_portfolio_workers(tmp
         "| adaptive | 10.0 | 4.0 | 1.0 | 0.50 | 6.00 | 20 | 0.400 | 0.400 | 3.00 | time_limit 1 |"
     )
     assert _row(text, where, "random@2").endswith("| – | – | – | 10.00 | optimal 1 |")
-    assert _row(text, "Arms played", "adaptive") == ("| adaptive | 0.600 | 0.400 |")
+    assert _row(text, "Arms played", "adaptive") == "| adaptive | 0.600 | 0.400 |"
     assert "| random@2 |" not in text.split("Arms played")[1].split("\n\n")[1]
     workers_table = text.split("Portfolio workers")[1]
     assert "| random@2 | lns/random | 1.0 | 7.0 | 2.00 | 0/1 | time_limit 1 |" in workers_table

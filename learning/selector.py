@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from heuristics.graph_induced import GraphInduced
 from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import (
     BASE_VARIABLE_COLUMNS,
@@ -65,7 +64,7 @@ DRAWS = ("auto", "greedy", "sample")
 #: The draws of :class:`CLLNS` from its scores, recorded per run (:class:`DrawRecord`).
 MODEL_DRAWS = ("greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
-UNTIL_READY = ("random", "wait", "graph")
+UNTIL_READY = ("random", "wait")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -392,12 +391,11 @@ class CLLNS(Selector):
         sampling; ``"random"``: a uniformly random neighborhood, as random LNS draws it, until a
         new incumbent. On a new incumbent, ``draw`` decides. Not used by ``draw="auto"`` with
         ``random_arm`` (the default), which chooses after a failure too.
-    until_ready : {"random", "wait", "graph"}
+    until_ready : {"random", "wait"}
         The calls of a run with a deadline while :meth:`check`'s thread still computes the
         static features and the graph: ``"random"`` (the default) draws a uniformly random
-        neighborhood at once (``"graph"``: a graph-induced one, as ``graph_arm`` draws it), so
-        that the search goes on meanwhile (on a large problem the root LP and the graph can
-        take much of a short budget); ``"wait"`` (the paper's) waits for
+        neighborhood at once, so that the search goes on meanwhile (on a large problem the root
+        LP and the graph can take much of a short budget); ``"wait"`` (the paper's) waits for
         them. A run without a deadline (an iteration limit) always waits, so that it repeats
         exactly.
     score_share : float or None
@@ -432,13 +430,6 @@ class CLLNS(Selector):
         leaves the search more and is ready later (docs/cl_lns.md, "The features' thread at
         a lower priority"). 10 (the default) leaves the search about nine tenths of a core it
         shares with the thread; 0: as nice as the search.
-    graph_arm : bool
-        With ``draw="auto"``, ``True`` adds a graph-induced neighborhood
-        (:class:`heuristics.graph_induced.GraphInduced`: the variables nearest a random one in
-        the variable-constraint graph, no scores computed) as one more draw, chosen by the same
-        rule as the random arm's. A uniformly random neighborhood of a problem whose rows join
-        many variables leaves few of them free to move, since the fixed ones pin their
-        neighbours; a connected one frees whole rows.
 
     Raises
     ------
@@ -456,10 +447,10 @@ class CLLNS(Selector):
     after a failure, ``after_failure="random"``, or by ``random_arm``),
     ``"stale"`` (drawn from the last scores, scoring past its ``score_share``), on a
     neighborhood of the model's, ``"probe"`` (its sub-solve limited to ``probe_time_limit``),
-    and ``"arm"``, the draw that made it: ``"greedy"``, ``"sample"``, ``"random"``,
-    ``"graph"`` (``graph_arm``) or ``"until_ready"`` (the ones before the features are ready),
-    so that the loop's progress lines name the draw of each improvement and a benchmark counts
-    the draws of a run (the report's arms table).
+    and ``"arm"``, the draw that made it: ``"greedy"``, ``"sample"``, ``"random"`` or
+    ``"until_ready"`` (the random ones before the features are ready), so that the loop's
+    progress lines name the draw of each improvement and a benchmark counts the draws of a run
+    (the report's arms table).
     ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored,
     its sampled and (``random_arm``) its random neighborhoods gave.
     The network's input depends only on the problem, the incumbent and the incumbent history,
@@ -492,13 +483,10 @@ class CLLNS(Selector):
         random_arm: bool = True,
         probe_time_limit: float | None = 1.0,
         features_nice: int = 10,
-        graph_arm: bool = False,
     ):
         if draw not in DRAWS:
             raise UnknownNameError("cl_lns draw", draw, DRAWS)
         self.draw, self.random_arm = draw, bool(random_arm) and draw == "auto"
-        self.graph_arm = bool(graph_arm) and draw == "auto"
-        self._graph_draw = GraphInduced()
         if after_failure not in AFTER_FAILURE:
             raise UnknownNameError("cl_lns after_failure rule", after_failure, AFTER_FAILURE)
         if until_ready not in UNTIL_READY:
@@ -532,15 +520,14 @@ class CLLNS(Selector):
         self.draw_record = self._new_record()  # of the current problem's run
 
     def _new_record(self) -> DrawRecord:
-        arms = ("random",) * self.random_arm + ("graph",) * self.graph_arm
-        return DrawRecord((*MODEL_DRAWS, *arms))
+        return DrawRecord((*MODEL_DRAWS, "random") if self.random_arm else MODEL_DRAWS)
 
     def __getstate__(self) -> dict:
         """Pickled into a worker process without its thread and BLAS controller (the worker's
         :meth:`setup` checks the problem again and starts its own prefetch)."""
         state = self.__dict__.copy()
         state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
-        state.update(_graph=None, _cache=None, _graph_draw=GraphInduced())
+        state.update(_graph=None, _cache=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -789,7 +776,7 @@ class CLLNS(Selector):
         static features and graph of ``state.problem`` still computed by :meth:`check`'s thread."""
         prefetch = self.prefetch
         return (
-            self.until_ready != "wait"
+            self.until_ready == "random"
             and math.isfinite(state.deadline)
             and prefetch is not None
             and prefetch.problem is state.problem
@@ -805,31 +792,13 @@ class CLLNS(Selector):
         info = {"sampled": False, "random": True, "arm": arm, **self._last}
         return Neighborhood(np.sort(chosen), info=info)
 
-    def _arm(
-        self,
-        state: SearchState,
-        candidates: np.ndarray,
-        size: int,
-        rng: np.random.Generator,
-        how: str,
-        arm: str | None = None,
-    ) -> Neighborhood:
-        """A neighborhood with no scores computed: uniformly random (``how="random"``) or
-        graph-induced (``"graph"``), named ``arm`` (default: ``how``)."""
-        arm = how if arm is None else arm
-        if how == "random":
-            return self._uniform(candidates, size, rng, arm)
-        drawn = self._graph_draw(state, size, rng)
-        info = {"sampled": False, "random": False, "arm": arm, **self._last}
-        return Neighborhood(drawn.free, info={**drawn.info, **info})
-
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
         self._drawn, self._call_scoring = None, 0.0
         candidates = state.problem.integer_indices
         if self._features_pending(state):
             self._random_calls += 1
-            return self._arm(state, candidates, size, rng, self.until_ready, "until_ready")
+            return self._uniform(candidates, size, rng, "until_ready")
         if self._random_calls:
             log.info(
                 "%s: cl_lns's features ready after %d random neighborhoods",
@@ -839,14 +808,14 @@ class CLLNS(Selector):
             self._random_calls = 0
         failed = self._failed(state)
         timed = math.isfinite(state.deadline)
-        armed = None  # the arms' choice
-        if self.draw_record.draws != MODEL_DRAWS:
+        armed = None  # the random arm's choice
+        if self.random_arm:
             repeats = failed or state.at_cap  # the top k would be the last one or is replaced
-            among = self.draw_record.draws[1:] if repeats else self.draw_record.draws
+            among = ("sample", "random") if repeats else self.draw_record.draws
             armed = self.draw_record.best(timed, rng, among)
-            if armed not in MODEL_DRAWS:
-                self._drawn = armed
-                return self._arm(state, candidates, size, rng, armed)
+            if armed == "random":
+                self._drawn = "random"
+                return self._uniform(candidates, size, rng, "random")
         elif failed and self.after_failure == "random":
             return self._uniform(candidates, size, rng, "random")
         scores = None if failed else self._stale_scores(state)

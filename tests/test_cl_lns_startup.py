@@ -19,7 +19,6 @@ import pytest
 import learning.features
 import learning.selector
 from helpers import knapsack, miplib
-from heuristics.graph_induced import GraphInduced
 from instances.generators.registry import CLASSES
 from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import FeatureExtractor
@@ -405,30 +404,6 @@ def test_calls_before_the_features_are_ready_draw_at_random_in_a_run_with_a_dead
     assert not selector.prefetch.is_alive()
     assert "features ready after 2 random neighborhoods" in caplog.text
     assert not selector(timed, 5, np.random.default_rng(0)).info["random"]
-
-
-def test_until_ready_graph_draws_graph_induced_neighborhoods_before_the_features(monkeypatch):
-    """``until_ready="graph"``: the calls before the features are ready draw as the graph
-    selector does (named ``until_ready``), with no scores computed."""
-    release, started = threading.Event(), threading.Event()
-    solve_lp = learning.features.solve_root_lp
-
-    def slow_lp(*args, **kwargs):
-        started.set()
-        release.wait(30)
-        return solve_lp(*args, **kwargs)
-
-    monkeypatch.setattr(learning.features, "solve_root_lp", slow_lp)
-    selector, problem = CLLNS("mis", until_ready="graph"), tiny("mis")
-    selector.check(problem)
-    selector.setup(problem)
-    assert started.wait(30)
-    timed = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 30)
-    drawn = selector(timed, 5, np.random.default_rng(0))
-    release.set()
-    expected = GraphInduced()(timed, 5, np.random.default_rng(0)).free
-    assert drawn.info["arm"] == "until_ready" and not drawn.info["random"]
-    assert np.array_equal(drawn.free, expected) and drawn.info["inference_time"] == 0.0
 
 
 @pytest.mark.parametrize("until_ready, from_check", [("wait", True), ("random", False)])

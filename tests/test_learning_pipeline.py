@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 import torch
 
-from heuristics.graph_induced import GraphInduced
 from instances.generators import mis
 from instances.generators.registry import CLASSES
 from learning.checkpoint_file import CheckpointError
@@ -510,31 +509,6 @@ def test_cl_lns_random_arm_is_tried_after_the_model_draws_without_scores(pipelin
     again = selector(dataclasses.replace(first, iteration=1), 20, np.random.default_rng(0))
     assert again.info["sampled"] and selector.draw_record.used["greedy"] == 1
     assert not CLLNS(root / "model.pt", draw="greedy").random_arm  # an arm of auto only
-
-
-def test_cl_lns_graph_arm_draws_a_graph_induced_neighborhood_without_scores(pipeline):
-    """With ``graph_arm``, the graph-induced neighborhood is one more draw of ``auto``: tried
-    after the model's and the random one, drawn as the graph selector draws it, with no scores
-    computed, counted in the record and named as its arm; an arm of ``auto`` only."""
-    root, *_ = pipeline
-    problem = tiny_mis(7)
-    incumbents = [np.zeros(problem.n_vars) for _ in range(4)]
-    for i, x in enumerate(incumbents[1:]):
-        x[: i + 1] = 1.0
-    deadline = time.perf_counter() + 3600
-    selector = CLLNS(root / "model.pt", graph_arm=True, until_ready="wait")
-    selector.setup(problem)
-    drawn, states = [], []
-    for i in range(4):
-        states.append(SearchState(problem, incumbents[i], float(i), [], i, False, deadline))
-        drawn.append(selector(states[-1], 20, np.random.default_rng(i)))
-        selector.update(_outcome(1.0, 0.1))
-    assert [d.info["arm"] for d in drawn] == ["greedy", "sample", "random", "graph"]
-    assert drawn[3].info["inference_time"] == 0.0 and not drawn[3].info["random"]
-    expected = GraphInduced()(states[3], 20, np.random.default_rng(3)).free
-    assert np.array_equal(drawn[3].free, expected)
-    assert selector.draw_record.used == {"greedy": 1, "sample": 1, "random": 1, "graph": 1}
-    assert not CLLNS(root / "model.pt", draw="greedy", graph_arm=True).graph_arm
 
 
 def test_cl_lns_probes_each_model_draw_until_it_has_improved(pipeline):

@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from heuristics.graph_induced import GraphInduced
 from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import (
     BASE_VARIABLE_COLUMNS,
@@ -64,10 +63,8 @@ AFTER_FAILURE = ("sample", "greedy", "random")
 DRAWS = ("auto", "greedy", "sample")
 #: The draws of :class:`CLLNS` from its scores, recorded per run (:class:`DrawRecord`).
 MODEL_DRAWS = ("greedy", "sample")
-#: The draws of :class:`CLLNS` before its features are ready with ``until_ready="auto"``.
-EARLY_DRAWS = ("random", "graph")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
-UNTIL_READY = ("random", "wait", "auto")
+UNTIL_READY = ("random", "wait")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
 _LONGEST_WAIT = 1e6
 
@@ -398,12 +395,9 @@ class CLLNS(Selector):
         The calls of a run with a deadline while :meth:`check`'s thread still computes the
         static features and the graph: ``"random"`` (the default) draws a uniformly random
         neighborhood at once, so that the search goes on meanwhile (on a large problem the root
-        LP and the graph can take much of a short budget); ``"auto"`` chooses at each of these
-        calls between a uniformly random and a graph-induced neighborhood
-        (:class:`heuristics.graph_induced.GraphInduced`, the variables nearest a random one in
-        the variable-constraint graph) by the gain per second each has brought so far, as
-        ``draw="auto"`` chooses (``early_record``); ``"wait"`` (the paper's) waits for them. A
-        run without a deadline (an iteration limit) always waits, so that it repeats exactly.
+        LP and the graph can take much of a short budget); ``"wait"`` (the paper's) waits for
+        them. A run without a deadline (an iteration limit) always waits, so that it repeats
+        exactly.
     score_share : float or None
         The largest share of the time since :meth:`setup` that computing scores (the dynamic
         features and the inference of each call after the first, which takes the static ones)
@@ -453,11 +447,10 @@ class CLLNS(Selector):
     after a failure, ``after_failure="random"``, or by ``random_arm``),
     ``"stale"`` (drawn from the last scores, scoring past its ``score_share``), on a
     neighborhood of the model's, ``"probe"`` (its sub-solve limited to ``probe_time_limit``),
-    and ``"arm"``, the draw that made it: ``"greedy"``, ``"sample"``, ``"random"``,
-    ``"until_ready"`` (the random ones before the features are ready) or ``"until_ready_graph"``
-    (the graph-induced ones then, ``until_ready="auto"``), so that the loop's progress lines
-    name the draw of each improvement and a benchmark counts the draws of a run (the report's
-    arms table).
+    and ``"arm"``, the draw that made it: ``"greedy"``, ``"sample"``, ``"random"`` or
+    ``"until_ready"`` (the random ones before the features are ready), so that the loop's
+    progress lines name the draw of each improvement and a benchmark counts the draws of a run
+    (the report's arms table).
     ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored,
     its sampled and (``random_arm``) its random neighborhoods gave.
     The network's input depends only on the problem, the incumbent and the incumbent history,
@@ -523,11 +516,8 @@ class CLLNS(Selector):
         self._scoring_seconds = 0.0  # since setup(), the first call with scores excepted
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
         self._drawn: str | None = None  # the draw of the last call that the record counts
-        self._early: str | None = None  # the same before the features are ready
-        self._graph_draw = GraphInduced()
         self._call_scoring = 0.0  # seconds the last call scored, the first scores excepted
         self.draw_record = self._new_record()  # of the current problem's run
-        self.early_record = DrawRecord(EARLY_DRAWS)  # the same before the features are ready
 
     def _new_record(self) -> DrawRecord:
         return DrawRecord((*MODEL_DRAWS, "random") if self.random_arm else MODEL_DRAWS)
@@ -537,7 +527,7 @@ class CLLNS(Selector):
         :meth:`setup` checks the problem again and starts its own prefetch)."""
         state = self.__dict__.copy()
         state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
-        state.update(_graph=None, _cache=None, _graph_draw=GraphInduced())
+        state.update(_graph=None, _cache=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -652,15 +642,12 @@ class CLLNS(Selector):
         self._extractor = self._graph = self._cache = None
         self._started, self._scoring_seconds = time.perf_counter(), 0.0
         self._drawn, self.draw_record = None, self._new_record()
-        self._early, self.early_record = None, DrawRecord(EARLY_DRAWS)
 
     def update(self, record) -> None:
         """Count the last neighborhood's improvement, sub-solve and scoring seconds for its draw."""
         if self._drawn is not None:
             self.draw_record.add(self._drawn, record, self._call_scoring)
-        if self._early is not None:
-            self.early_record.add(self._early, record)
-        self._drawn = self._early = None
+        self._drawn = None
 
     def _blas_threads(self):
         """A context in which BLAS uses ``threads`` threads."""
@@ -789,7 +776,7 @@ class CLLNS(Selector):
         static features and graph of ``state.problem`` still computed by :meth:`check`'s thread."""
         prefetch = self.prefetch
         return (
-            self.until_ready != "wait"
+            self.until_ready == "random"
             and math.isfinite(state.deadline)
             and prefetch is not None
             and prefetch.problem is state.problem
@@ -805,27 +792,13 @@ class CLLNS(Selector):
         info = {"sampled": False, "random": True, "arm": arm, **self._last}
         return Neighborhood(np.sort(chosen), info=info)
 
-    def _early_draw(
-        self, state: SearchState, candidates: np.ndarray, size: int, rng: np.random.Generator
-    ) -> Neighborhood:
-        """A neighborhood before the features are ready: uniformly random, or with
-        ``until_ready="auto"`` the draw of :data:`EARLY_DRAWS` that ``early_record`` chooses."""
-        if self.until_ready == "random":
-            return self._uniform(candidates, size, rng, "until_ready")
-        self._early = self.early_record.best(True, rng)
-        if self._early == "random":
-            return self._uniform(candidates, size, rng, "until_ready")
-        drawn = self._graph_draw(state, size, rng)
-        info = {"sampled": False, "random": False, "arm": "until_ready_graph", **self._last}
-        return Neighborhood(drawn.free, info={**drawn.info, **info})
-
     def __call__(self, state: SearchState, size: int, rng: np.random.Generator) -> Neighborhood:
         self._last = {"feature_time": 0.0, "inference_time": 0.0, "cached": False}
         self._drawn, self._call_scoring = None, 0.0
         candidates = state.problem.integer_indices
         if self._features_pending(state):
             self._random_calls += 1
-            return self._early_draw(state, candidates, size, rng)
+            return self._uniform(candidates, size, rng, "until_ready")
         if self._random_calls:
             log.info(
                 "%s: cl_lns's features ready after %d random neighborhoods",

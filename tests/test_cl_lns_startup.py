@@ -19,7 +19,6 @@ import pytest
 import learning.features
 import learning.selector
 from helpers import knapsack, miplib
-from heuristics.graph_induced import GraphInduced
 from instances.generators.registry import CLASSES
 from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import FeatureExtractor
@@ -30,10 +29,8 @@ from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError
 from lns.core.problem.mip import read_problem
-from lns.core.search.result import IterationRecord
 from lns.core.search.selection import SearchState
 from lns.core.search.stop import budget
-from lns.core.solvers.protocol import SolveStatus
 from lns.registry import make_selector
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -407,57 +404,6 @@ def test_calls_before_the_features_are_ready_draw_at_random_in_a_run_with_a_dead
     assert not selector.prefetch.is_alive()
     assert "features ready after 2 random neighborhoods" in caplog.text
     assert not selector(timed, 5, np.random.default_rng(0)).info["random"]
-
-
-def _record(gain: float, seconds: float) -> IterationRecord:
-    return IterationRecord(
-        iteration=0,
-        selector="cl_lns",
-        neighborhood_size=5,
-        target_size=5,
-        status=SolveStatus.OPTIMAL,
-        select_time=0.0,
-        solve_time=seconds,
-        objective_before=0.0,
-        objective_after=gain,
-        improved=gain > 0,
-        time=1.0,
-    )
-
-
-def test_until_ready_auto_chooses_random_or_graph_induced_neighborhoods_by_their_record(
-    monkeypatch,
-):
-    """``until_ready="auto"``: before the features are ready, a uniformly random then a
-    graph-induced neighborhood (drawn as the graph selector draws it), then the one whose
-    record gains more per second; the record is the run's own and the model's stays empty."""
-    release, started = threading.Event(), threading.Event()
-    solve_lp = learning.features.solve_root_lp
-
-    def slow_lp(*args, **kwargs):
-        started.set()
-        release.wait(30)
-        return solve_lp(*args, **kwargs)
-
-    monkeypatch.setattr(learning.features, "solve_root_lp", slow_lp)
-    selector, problem = CLLNS("mis", until_ready="auto"), tiny("mis")
-    selector.check(problem)
-    selector.setup(problem)
-    assert started.wait(30)
-    timed = SearchState(problem, np.zeros(problem.n_vars), 0.0, deadline=time.perf_counter() + 30)
-    arms = []
-    for seed, (gain, seconds) in enumerate([(0.0, 5.0), (5.0, 0.01)]):
-        drawn = selector(timed, 5, np.random.default_rng(seed))
-        arms.append(drawn.info["arm"])
-        selector.update(_record(gain, seconds))
-    expected = GraphInduced()(timed, 5, np.random.default_rng(1)).free
-    assert np.array_equal(drawn.free, expected) and not drawn.info["random"]
-    later = [selector(timed, 5, np.random.default_rng(seed)).info["arm"] for seed in range(20)]
-    release.set()
-    assert arms == ["until_ready", "until_ready_graph"]
-    assert later.count("until_ready_graph") >= 15
-    assert selector.early_record.used == {"random": 1, "graph": 1}
-    assert sum(selector.draw_record.used.values()) == 0
 
 
 @pytest.mark.parametrize("until_ready, from_check", [("wait", True), ("random", False)])

@@ -6,8 +6,9 @@ selector's start-up and of one call, timed alone in this process (BLAS limited t
 the selector runs): the checkpoint read
 (numpy, no torch), the root LP and static features (once per problem), the graph cache (once per
 problem), the dynamic features and the numpy inference (per call), a whole selector call that
-scores anew and one whose scores are reused (after an iteration without improvement), and one
-sub-solve of a CL-LNS neighborhood of 20 % of the integer variables at the loop's 5 s limit;
+scores anew and one whose scores are reused (after an iteration without improvement), a sampled
+draw at the size cap from reused scores (``draw="sample"``: the draw a run at its cap repeats),
+and one sub-solve of a CL-LNS neighborhood of 20 % of the integer variables at the loop's 5 s limit;
 then (full mode) the torch path the numpy one replaced: the checkpoint load and the torch model's
 inference.
 Reading the file and the problem's arrays are timed by ``test_problem_io.py``.
@@ -28,6 +29,7 @@ other features than those the models were trained on).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import subprocess
@@ -96,11 +98,18 @@ class Parts:
         ]
         self.calls = 0
         self.free = self.call(self.states[0]).free
+        self.sampler = CLLNS(checkpoint, draw="sample")
+        self.sampler.setup(problem)
+        self.at_cap = dataclasses.replace(self.states[0], at_cap=True)
         self.solver = ScipSubSolver(problem)
 
     def call(self, state: SearchState):
         """One selector call on ``state``."""
         return self.selector(state, self.size, np.random.default_rng(0))
+
+    def sample_at_cap(self):
+        """One sampled draw at the size cap (scores reused after the first call)."""
+        return self.sampler(self.at_cap, self.size, np.random.default_rng(0))
 
     def call_anew(self):
         """A selector call on the other state than the last call's: it scores anew."""
@@ -144,6 +153,10 @@ PARTS = {
     "selector call, scores reused": (
         lambda p, _: p.call(p.states[0]),
         lambda p: p.call(p.states[0]),
+    ),
+    "sampled draw at the cap, scores reused": (
+        lambda p, _: p.sample_at_cap(),
+        lambda p: p.sample_at_cap(),
     ),
     "sub-solve, 20 % free, 5 s limit": (Parts.sub_solve, None),
 }

@@ -1,15 +1,21 @@
-"""Putting an LNS sub-problem into SCIP: the rows filled coefficient by coefficient, against
-building an expression per row.
+"""Building an LNS sub-problem: reducing it to its free variables and their rows, then putting
+it into SCIP, rows filled coefficient by coefficient against an expression per row.
 
-Per instance, the reduced problems (:class:`lns.core.problem.reduced.Reducer`) of 10 random
-neighborhoods of 20 % and of 50 % of the integer variables at an incumbent
-(:func:`conftest.incumbent_sequence`), each put into a fresh ``pyscipopt.Model``:
-``coefficients`` is :meth:`lns.core.problem.mip.Problem.add_to_scip` (an empty linear row, then
-``addConsCoeff`` for each nonzero: what the SCIP sub-solver uses), ``expressions`` a sum of terms
-per row (``quicksum``) and its comparison with the row's sides, as the framework built rows
-before. Both make the same rows. Quick: air05; full: instance 0 of the auction and set-cover
-classes at the paper's sizes (``small``) and twice them (``large``), and a 6,000-node
-independent set. ``extra_info``: the mean variables, rows and nonzeros of the sub-problems.
+Per instance, 10 random neighborhoods of 20 % and 10 of 50 % of the integer variables at an
+incumbent (:func:`conftest.incumbent_sequence`):
+
+- ``reduce``: their reduced problems (:meth:`lns.core.problem.reduced.Reducer.reduce`), the
+  numpy part of a reduced sub-solve; ``extra_info``: the mean rows the free columns hold and the
+  mean rows kept.
+- ``build``: each reduced problem put into a fresh ``pyscipopt.Model``: ``coefficients`` is
+  :meth:`lns.core.problem.mip.Problem.add_to_scip` (an empty linear row, then ``addConsCoeff`` for
+  each nonzero: what the SCIP sub-solver uses), ``expressions`` a sum of terms per row
+  (``quicksum``) and its comparison with the row's sides, as the framework built rows before. Both
+  make the same rows. ``extra_info``: the mean variables, rows and nonzeros of the sub-problems.
+
+Quick: air05; full: instance 0 of the auction and set-cover classes at the paper's sizes
+(``small``) and twice them (``large``), a 6,000-node independent set, and (``reduce`` only)
+vertex covers of 1,000 and 2,000 nodes, whose rows are a dense graph's edges.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ INSTANCES = [
         for name in ("ca-small", "ca-large", "sc-small", "sc-large", "mis-6000")
     ),
 ]
+#: Vertex covers of the paper's size and twice it: ``reduce`` only.
+GRAPHS = ("mvc-1000", "mvc-2000")
 BUILDS = ("coefficients", "expressions")
 
 
@@ -65,13 +73,13 @@ def by_expressions(problem: Problem, model: Model) -> list:
 
 
 @pytest.fixture(scope="module")
-def sub_problems(problem_of, incumbents):
-    """``sub_problems(name)``: the reduced problems of the instance's 20 neighborhoods."""
+def neighborhoods(problem_of, incumbents):
+    """``neighborhoods(name)``: a reducer of the instance, its incumbent and the free columns of
+    its 20 neighborhoods."""
 
     @functools.cache
-    def of(name: str) -> list[Problem]:
+    def of(name: str) -> tuple[Reducer, np.ndarray, list[np.ndarray]]:
         problem = problem_of(name)
-        incumbent = incumbents(name, 1)[0]
         reducer, rng = Reducer(problem), np.random.default_rng(0)
         integers = problem.integer_indices
         frees = [
@@ -79,9 +87,35 @@ def sub_problems(problem_of, incumbents):
             for share in (0.2, 0.5)
             for _ in range(10)
         ]
-        return [reducer.reduce(reducer.free_columns(free), incumbent).problem for free in frees]
+        return reducer, incumbents(name, 1)[0], [reducer.free_columns(free) for free in frees]
 
     return of
+
+
+@pytest.fixture(scope="module")
+def sub_problems(neighborhoods):
+    """``sub_problems(name)``: the reduced problems of the instance's 20 neighborhoods."""
+
+    @functools.cache
+    def of(name: str) -> list[Problem]:
+        reducer, incumbent, columns = neighborhoods(name)
+        return [reducer.reduce(free, incumbent).problem for free in columns]
+
+    return of
+
+
+@pytest.mark.parametrize(
+    "name", [*INSTANCES, *(pytest.param(name, marks=pytest.mark.full) for name in GRAPHS)]
+)
+def test_reduce(benchmark, measure, neighborhoods, name):
+    benchmark.group = f"reduced problems of {name}"
+    reducer, incumbent, columns = neighborhoods(name)
+    reduced = measure(lambda: [reducer.reduce(free, incumbent) for free in columns])
+    assert all(reducer.problem.check(r.lift(r.start)).feasible for r in reduced)
+    benchmark.extra_info.update(
+        held_rows=float(np.mean([len(r.scope.rows) for r in reduced])),
+        kept_rows=float(np.mean([r.problem.n_rows for r in reduced])),
+    )
 
 
 def build_all(sub_problems: list[Problem], build: str, count: bool = False) -> list:

@@ -118,7 +118,11 @@ def sampling_probabilities(scores: np.ndarray, size: int, iterations: int = 60) 
 
 
 def sample_by_scores(
-    scores: np.ndarray, size: int, rng: np.random.Generator, iterations: int = 60
+    scores: np.ndarray,
+    size: int,
+    rng: np.random.Generator,
+    iterations: int = 60,
+    probabilities: np.ndarray | None = None,
 ) -> np.ndarray:
     """Indices drawn independently with probability ``s_i ** m``, ``sum_i s_i ** m ≈ size``.
 
@@ -134,10 +138,14 @@ def sample_by_scores(
     rng : numpy.random.Generator
     iterations : int
         Bisection steps.
+    probabilities : numpy.ndarray, optional
+        ``sampling_probabilities(scores, size, iterations)``, computed before (a run at its size
+        cap draws from the same scores and size for many iterations).
     """
     if size >= len(scores):
         return np.arange(len(scores))
-    probabilities = sampling_probabilities(scores, size, iterations)
+    if probabilities is None:
+        probabilities = sampling_probabilities(scores, size, iterations)
     chosen = np.flatnonzero(rng.random(len(scores)) < probabilities)
     return chosen if len(chosen) else np.array([int(np.argmax(scores))])
 
@@ -510,6 +518,7 @@ class CLLNS(Selector):
         self._extractor: FeatureExtractor | None = None
         self._graph: GraphCache | None = None
         self._cache: tuple[list[np.ndarray], int | None, np.ndarray] | None = None
+        self._probabilities: tuple | None = None  # the cache, the size, their draw probabilities
         self._scored_at = -1  # the iteration of the last call that returned a neighborhood
         self._random_calls = 0  # since the last call with scores
         self._started = 0.0  # when setup() ran
@@ -527,7 +536,7 @@ class CLLNS(Selector):
         :meth:`setup` checks the problem again and starts its own prefetch)."""
         state = self.__dict__.copy()
         state.update(prefetch=None, _blas=None, _checked=None, _problem=None, _extractor=None)
-        state.update(_graph=None, _cache=None)
+        state.update(_graph=None, _cache=None, _probabilities=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -845,13 +854,22 @@ class CLLNS(Selector):
             sampled = drawn == "sample"
         self._drawn = "sample" if sampled else "greedy"
         if sampled:
-            chosen = sample_by_scores(scores, size, rng)
+            chosen = sample_by_scores(scores, size, rng, probabilities=self._sampling(scores, size))
         else:
             chosen = np.argsort(-scores, kind="stable")[:size]
         info["sampled"], info["arm"] = bool(sampled), self._drawn
         limit = self._probe_limit(self._drawn)
         info["probe"] = limit is not None
         return Neighborhood(np.sort(candidates[chosen]), info=info, time_limit=limit)
+
+    def _sampling(self, scores: np.ndarray, size: int) -> np.ndarray | None:
+        """The draw probabilities of ``scores`` (the candidates' among the cached scores) at
+        ``size``: computed once per cached scores and size (``None`` at the whole problem)."""
+        kept = self._probabilities
+        if kept is None or kept[0] is not self._cache or kept[1] != size:
+            probabilities = None if size >= len(scores) else sampling_probabilities(scores, size)
+            kept = self._probabilities = (self._cache, size, probabilities)
+        return kept[2]
 
     def _probe_limit(self, drawn: str) -> float | None:
         """The sub-solve limit of a neighborhood of the model's draw ``drawn``: the probe's

@@ -24,7 +24,7 @@ from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import FeatureExtractor
 from learning.inference import BLOCK_EDGES, NumpyPolicy
 from learning.problem_class import detect_class
-from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
+from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint, sample_by_scores
 from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError
@@ -558,3 +558,32 @@ def test_the_features_thread_runs_nicer_than_the_search_by_features_nice():
     for wrong in (-1, 20, 2.5):
         with pytest.raises(InvalidArgumentError, match="features_nice"):
             CLLNS("mis", features_nice=wrong)
+
+
+def test_sampled_draws_from_the_same_scores_and_size_compute_their_probabilities_once(
+    monkeypatch,
+):
+    """At the size cap a run draws from the same scores for many iterations: the bisection of
+    the draw probabilities runs once per scores and size, and the draws are those of
+    :func:`sample_by_scores` called afresh."""
+    computed = []
+    bisection = learning.selector.sampling_probabilities
+    monkeypatch.setattr(
+        learning.selector,
+        "sampling_probabilities",
+        lambda scores, size, *args: computed.append(size) or bisection(scores, size, *args),
+    )
+    selector, problem = CLLNS("mis", until_ready="wait", draw="sample"), tiny("mis")
+    incumbent = np.zeros(problem.n_vars)
+    draws_rng = np.random.default_rng
+    draws = [
+        selector(SearchState(problem, incumbent, 0.0, iteration=i, at_cap=True), 5, rng).free
+        for i, rng in enumerate(draws_rng(seed) for seed in (1, 2, 3))
+    ]
+    assert computed == [5]
+    selector(SearchState(problem, incumbent, 0.0, iteration=3, at_cap=True), 6, draws_rng(4))
+    assert computed == [5, 6]
+    scores = selector.scores(SearchState(problem, incumbent, 0.0))[problem.integer_indices]
+    for seed, drawn in zip((1, 2, 3), draws, strict=True):
+        afresh = sample_by_scores(scores, 5, np.random.default_rng(seed))
+        assert np.array_equal(drawn, np.sort(problem.integer_indices[afresh]))

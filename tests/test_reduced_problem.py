@@ -13,7 +13,7 @@ from helpers import knapsack, miplib, mixed_problem
 from instances.generators import ca, cfl, mis, mvc, sc
 from lns.core.errors import UnknownNameError
 from lns.core.problem.mip import Problem, read_problem
-from lns.core.problem.reduced import Reducer
+from lns.core.problem.reduced import Reducer, _rows_held
 from lns.core.search.incumbent import Incumbent
 from lns.core.solvers.protocol import SolveStatus
 from lns.core.solvers.scip.subsolver import REDUCED_MIN_NONZEROS, ScipSubSolver, prefers_reduced
@@ -118,6 +118,38 @@ def test_the_reduction_folds_fixings_into_rows_and_bounds():
     assert sub.lower.tolist() == [0.0, 0.0, 0.0, 0.0] and sub.upper.tolist() == [1, 1, 1, 4]
     assert sub.objective_value(reduced.start) == problem.objective_value(start)
     assert np.array_equal(reduced.lift(reduced.start), start)
+
+
+@pytest.mark.parametrize("n_rows", [10, 100_000])  # a count over the rows; a sort of the entries
+def test_the_rows_of_the_entries_are_those_of_a_sort(n_rows):
+    row = np.random.default_rng(0).integers(0, 10, size=200) * (n_rows // 10)
+    rows, inverse, per_row = _rows_held(row, n_rows)
+    expected = np.unique(row, return_inverse=True, return_counts=True)
+    for got, want in zip((rows, inverse, per_row), expected, strict=True):
+        assert np.array_equal(got, want)
+
+
+def test_the_tightest_of_several_one_variable_rows_bounds_a_variable():
+    # x0 + x1 >= 1, x0 + 2 x2 >= 2.5 and -x0 + x3 >= -3 hold one free variable each once x1,
+    # x2 and x3 are fixed at 0: x0 >= 1, x0 >= 2.5 (an integer: 3) and x0 <= 3.
+    problem = Problem(
+        name="bounds",
+        var_names=("x0", "x1", "x2", "x3"),
+        var_types=np.array(["I", "B", "B", "B"]),
+        lower=np.zeros(4),
+        upper=np.array([10.0, 1.0, 1.0, 1.0]),
+        objective=np.ones(4),
+        objective_offset=0.0,
+        sense="minimize",
+        matrix=sp.csr_matrix(np.array([[1.0, 1, 0, 0], [1, 0, 2, 0], [-1, 0, 0, 1]])),
+        row_lower=np.array([1.0, 2.5, -3.0]),
+        row_upper=np.full(3, np.inf),
+        row_names=("a", "b", "c"),
+    )
+    start = np.array([3.0, 0.0, 0.0, 0.0])
+    reducer = Reducer(problem)
+    sub = reducer.reduce(reducer.free_columns(np.array([0])), start).problem
+    assert sub.lower.tolist() == [3.0] and sub.upper.tolist() == [3.0] and sub.n_rows == 0
 
 
 def test_rows_that_the_free_variables_cannot_violate_are_left_out():

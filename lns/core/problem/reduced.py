@@ -44,10 +44,11 @@ SUB_PROBLEMS = ("whole", "reduced", "auto")
 #: Points whose activities a :class:`Reducer` keeps: the incumbent and the last solution found.
 KNOWN_POINTS = 2
 
-#: Entries per row of the problem above which :func:`_rows_held` maps the rows by a count over all
-#: of them rather than by a sort of the entries, as a reciprocal: at least one entry per
-#: ``DENSE_ROW_MAP`` rows.
-DENSE_ROW_MAP = 8
+#: :func:`_rows_held` maps the rows of a neighborhood's entries by a count over all the problem's
+#: rows where there is at least one entry per ``DENSE_ROW_MAP`` rows, else by a sort of the
+#: entries: the count's time grows with the rows (and its arrays leave the caches on a large
+#: problem), the sort's with the entries.
+DENSE_ROW_MAP = 2
 
 #: Slack by which a bound from a one-variable row may exceed an integer before it is rounded
 #: inwards (SCIP's default feasibility tolerance).
@@ -274,8 +275,7 @@ def _rows_held(row: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray, np
     the rows where the entries are many enough to pay for it (a sort costs several times more
     on the hundred thousand entries of half a dense graph's nodes), else by the sort."""
     if len(row) * DENSE_ROW_MAP < n_rows:
-        rows, inverse, per_row = np.unique(row, return_inverse=True, return_counts=True)
-        return rows, inverse, per_row
+        return np.unique(row, return_inverse=True, return_counts=True)
     count = np.bincount(row, minlength=n_rows)
     rows = np.flatnonzero(count)
     position = np.empty(n_rows, dtype=np.int64)

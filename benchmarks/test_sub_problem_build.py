@@ -7,6 +7,10 @@ incumbent (:func:`conftest.incumbent_sequence`):
 - ``reduce``: their reduced problems (:meth:`lns.core.problem.reduced.Reducer.reduce`), the
   numpy part of a reduced sub-solve; ``extra_info``: the mean rows the free columns hold and the
   mean rows kept.
+- ``rows``: the rows of random entries found by a count over all rows and by a sort of the
+  entries (:func:`lns.core.problem.reduced._rows_held` and its threshold
+  :data:`~lns.core.problem.reduced.DENSE_ROW_MAP`), at one entry per 1 to 8 rows of problems of
+  10,000 rows (quick) and a million (full).
 - ``build``: each reduced problem put into a fresh ``pyscipopt.Model``: ``coefficients`` is
   :meth:`lns.core.problem.mip.Problem.add_to_scip` (an empty linear row, then ``addConsCoeff`` for
   each nonzero: what the SCIP sub-solver uses), ``expressions`` a sum of terms per row
@@ -28,8 +32,9 @@ import pytest
 import scipy.sparse as sp
 from pyscipopt import Model, quicksum
 
+import lns.core.problem.reduced as reduced_module
 from lns.core.problem.mip import Problem
-from lns.core.problem.reduced import Reducer
+from lns.core.problem.reduced import Reducer, _rows_held
 
 INSTANCES = [
     "air05",
@@ -116,6 +121,17 @@ def test_reduce(benchmark, measure, neighborhoods, name):
         held_rows=float(np.mean([len(r.scope.rows) for r in reduced])),
         kept_rows=float(np.mean([r.problem.n_rows for r in reduced])),
     )
+
+
+@pytest.mark.parametrize("way", ["count", "sort"])
+@pytest.mark.parametrize("per", [1, 2, 4, 8])
+@pytest.mark.parametrize("n_rows", [10_000, pytest.param(1_000_000, marks=pytest.mark.full)])
+def test_rows(benchmark, measure, monkeypatch, n_rows, per, way):
+    benchmark.group = f"rows of one entry per {per} rows of {n_rows}"
+    row = np.random.default_rng(0).integers(0, n_rows, n_rows // per)
+    monkeypatch.setattr(reduced_module, "DENSE_ROW_MAP", 1e-9 if way == "sort" else 1e9)
+    rows, _, _ = measure(lambda: _rows_held(row, n_rows), rounds=20)
+    assert np.array_equal(rows, np.unique(row))
 
 
 def build_all(sub_problems: list[Problem], build: str, count: bool = False) -> list:

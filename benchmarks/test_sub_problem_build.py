@@ -7,10 +7,6 @@ incumbent (:func:`conftest.incumbent_sequence`):
 - ``reduce``: their reduced problems (:meth:`lns.core.problem.reduced.Reducer.reduce`), the
   numpy part of a reduced sub-solve; ``extra_info``: the mean rows the free columns hold and the
   mean rows kept.
-- ``rows``: the rows of random entries found by a count over all rows and by a sort of the
-  entries (:func:`lns.core.problem.reduced._rows_held` and its threshold
-  :data:`~lns.core.problem.reduced.DENSE_ROW_MAP`), at one entry per 1 to 8 rows of problems of
-  10,000 rows (quick) and a million (full).
 - ``build``: each reduced problem put into a fresh ``pyscipopt.Model``: ``coefficients`` is
   :meth:`lns.core.problem.mip.Problem.add_to_scip` (an empty linear row, then ``addConsCoeff`` for
   each nonzero: what the SCIP sub-solver uses), ``expressions`` a sum of terms per row
@@ -20,6 +16,11 @@ incumbent (:func:`conftest.incumbent_sequence`):
 Quick: air05; full: instance 0 of the auction and set-cover classes at the paper's sizes
 (``small``) and twice them (``large``), a 6,000-node independent set, and (``reduce`` only)
 vertex covers of 1,000 and 2,000 nodes, whose rows are a dense graph's edges.
+
+``rows``, on no instance: the rows of random entries found by a count over all rows and by a sort
+of the entries (:func:`lns.core.problem.reduced._rows_held` and its threshold
+:data:`~lns.core.problem.reduced.DENSE_ROW_MAP`), at one entry per 1 to 8 rows of problems of
+10,000 rows (quick) and a million (full).
 """
 
 from __future__ import annotations

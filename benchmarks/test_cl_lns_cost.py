@@ -98,18 +98,24 @@ class Parts:
         ]
         self.calls = 0
         self.free = self.call(self.states[0]).free
-        self.sampler = CLLNS(checkpoint, draw="sample")
-        self.sampler.setup(problem)
-        self.at_cap = dataclasses.replace(self.states[0], at_cap=True)
         self.solver = ScipSubSolver(problem)
 
     def call(self, state: SearchState):
         """One selector call on ``state``."""
         return self.selector(state, self.size, np.random.default_rng(0))
 
+    @functools.cached_property
+    def sampler(self) -> CLLNS:
+        """A selector of the same model that always samples, made (and its features prepared)
+        only for the part that times it."""
+        sampler = CLLNS(self.path, draw="sample")
+        sampler.setup(self.problem)
+        return sampler
+
     def sample_at_cap(self):
         """One sampled draw at the size cap (scores reused after the first call)."""
-        return self.sampler(self.at_cap, self.size, np.random.default_rng(0))
+        at_cap = dataclasses.replace(self.states[0], at_cap=True)
+        return self.sampler(at_cap, self.size, np.random.default_rng(0))
 
     def call_anew(self):
         """A selector call on the other state than the last call's: it scores anew."""

@@ -575,13 +575,14 @@ def test_sampled_draws_from_the_same_scores_and_size_compute_their_probabilities
     )
     selector, problem = CLLNS("mis", until_ready="wait", draw="sample"), tiny("mis")
     incumbent = np.zeros(problem.n_vars)
-    draws_rng = np.random.default_rng
-    draws = [
-        selector(SearchState(problem, incumbent, 0.0, iteration=i, at_cap=True), 5, rng).free
-        for i, rng in enumerate(draws_rng(seed) for seed in (1, 2, 3))
-    ]
+
+    def draw(iteration: int, size: int, seed: int) -> np.ndarray:
+        state = SearchState(problem, incumbent, 0.0, iteration=iteration, at_cap=True)
+        return selector(state, size, np.random.default_rng(seed)).free
+
+    draws = [draw(iteration, 5, seed) for iteration, seed in enumerate((1, 2, 3))]
     assert computed == [5]
-    selector(SearchState(problem, incumbent, 0.0, iteration=3, at_cap=True), 6, draws_rng(4))
+    draw(3, 6, 4)
     assert computed == [5, 6]
     scores = selector.scores(SearchState(problem, incumbent, 0.0))[problem.integer_indices]
     for seed, drawn in zip((1, 2, 3), draws, strict=True):

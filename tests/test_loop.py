@@ -156,6 +156,22 @@ def test_at_the_cap_a_complete_solve_without_improvement_tries_the_whole_problem
     assert [len(call["free"]) for call in solver.calls] == [2, 4, 2, 2, 2, 2, 2]
 
 
+@pytest.mark.parametrize(
+    ("node_limit", "attempt_limit"), [(-1, 0.05 * 5.0), (100, 5.0)], ids=["timed", "node_limit"]
+)
+def test_the_first_attempt_on_the_whole_problem_is_short_unless_runs_must_repeat(
+    node_limit, attempt_limit
+):
+    _, _, _, solver = _run(
+        [(SolveStatus.OPTIMAL, []), (SolveStatus.NODE_LIMIT, [])],
+        iterations=3,
+        sub_solve=SubSolveParams(time_limit=5.0, node_limit=node_limit),
+    )
+    assert [len(call["free"]) for call in solver.calls] == [2, 4, 2]
+    limits = [call["time_limit"] for call in solver.calls]
+    assert limits[1] == pytest.approx(attempt_limit, rel=1e-3) and limits[2] > 4.9
+
+
 def test_iteration_limit():
     records, reason, _, _ = _run([(SolveStatus.NODE_LIMIT, [])], iterations=3)
     assert reason is StopReason.ITERATION_LIMIT and [r.iteration for r in records] == [0, 1, 2]

@@ -34,6 +34,7 @@ from lns.core.search.params import LoopParams, SizeParams, SubSolveParams
 from lns.core.search.result import Callback, IterationRecord
 from lns.core.search.selection import Neighborhood, SearchState, Selector
 from lns.core.search.stop import Stop, StopReason, StopState
+from lns.core.search.whole_problem import WholeProblemAttempts
 from lns.core.solvers.protocol import SEED_BOUND, SolveOutcome, SolveStatus, SubSolver
 
 log = logging.getLogger("lns")
@@ -126,6 +127,7 @@ def run_lns(
     records : list of IterationRecord
     stop_reason : StopReason
     """
+    sub_solve = sub_solve or SubSolveParams()
     search = _Search(
         problem,
         selector,
@@ -135,7 +137,8 @@ def run_lns(
         stop,
         callbacks,
         size_rule=size_rule or size_rule_of(problem, SizeParams()),
-        sub_solve=sub_solve or SubSolveParams(),
+        whole_problem=WholeProblemAttempts(sub_solve.time_limit, timed=sub_solve.node_limit < 0),
+        sub_solve=sub_solve,
         max_failures=(loop or LoopParams()).max_failures,
         exchange=exchange,
         renew=renew,
@@ -163,12 +166,15 @@ class _Search:
     stop: Stop
     callbacks: list[Callback]
     size_rule: AdaptiveSize
+    whole_problem: WholeProblemAttempts
     sub_solve: SubSolveParams
     max_failures: int
     exchange: Callable[[int], StopReason | None] | None = None
     renew: Callable[[], SubSolver | None] | None = None
     records: list = field(default_factory=list)
     failures: int = 0
+    #: The last iteration searched its neighborhood at the size cap completely, improving nothing.
+    stalled: bool = False
     #: The sessions of the sub-solvers used (one more for each renewed), ended with the run.
     sessions: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
@@ -197,7 +203,9 @@ class _Search:
 
     def _iteration(self) -> StopReason | None:
         """One select / sub-solve / record step; a reason to stop after it, or ``None``."""
-        iteration, target = len(self.records), self.size_rule.size
+        iteration = len(self.records)
+        whole_limit = self.whole_problem.limit(self.incumbent.elapsed()) if self.stalled else None
+        target = self.size_rule.size if whole_limit is None else len(self.problem.integer_indices)
         began = time.perf_counter()
         neighborhood = self._select(iteration, target)
         select_time = time.perf_counter() - began
@@ -214,7 +222,9 @@ class _Search:
         time_left = self._time_left()
         if time_left <= 0:
             return self.stop.fired(stop_state(self.incumbent, iteration)) or StopReason.TIME_LIMIT
-        status, solve_time, found = self._sub_solve(iteration, neighborhood, time_left)
+        status, solve_time, found = self._sub_solve(
+            iteration, neighborhood, min(time_left, whole_limit or math.inf)
+        )
         if self.failures >= self.max_failures:
             return StopReason.FAILURES
         improved |= found
@@ -235,8 +245,20 @@ class _Search:
         self.selector.update(record)
         for callback in self.callbacks:
             callback.on_iteration(record)
-        self.size_rule.update(improved, timed_out=status.out_of_time, complete=status.proven)
+        self._adapt(improved, status, solve_time, whole_limit)
         return self._verdict(status, nothing_fixed=self._frees_all(neighborhood.free))
+
+    def _adapt(
+        self, improved: bool, status: SolveStatus, solve_time: float, whole_limit: float | None
+    ) -> None:
+        """Adapt the size after an iteration, or count it as an attempt on the whole problem."""
+        if whole_limit is not None:
+            self.whole_problem.attempted(solve_time, whole_limit)
+            self.stalled = False
+            return
+        at_cap = self.size_rule.size >= self.size_rule.cap
+        self.stalled = at_cap and status.proven and not improved
+        self.size_rule.update(improved, timed_out=status.out_of_time)
 
     def _select(self, iteration: int, target: int) -> Neighborhood:
         x, objective = self._current()

@@ -4,16 +4,8 @@ CL-LNS (Huang et al. 2023) starts at a fraction of the integer variables and
 grows the size by a factor (1.02) after every iteration that did not improve,
 up to a cap (50%); it never shrinks. Sonnerat et al. (2021) also shrink after a
 sub-solve that hit its time limit, so that the sub-problems stay solvable.
-Both are one class here: ``shrink=None`` gives the CL-LNS rule.
-
-At the cap, a sub-solve that searched its neighborhood completely (proven optimal or
-infeasible under the incumbent's cutoff) without improving says that the cap no longer
-bounds a hard problem: the next neighborhood is then the whole problem, whose complete solve
-proves the incumbent optimal, so that a small problem ends optimal at once instead of running
-to its time limit. Once per run: an attempt that does not end complete says that the whole
-problem is out of reach of a sub-solve, and a new incumbent hardly changes that (one attempt
-per incumbent spent a sub-solve's whole time limit after each improvement of a large vertex
-cover). After the attempt the size returns to the cap.
+Both are one class here: ``shrink=None`` gives the CL-LNS rule. When the loop tries the
+whole problem beyond the cap: :mod:`lns.core.search.whole_problem`.
 """
 
 from __future__ import annotations
@@ -59,31 +51,23 @@ class AdaptiveSize:
             raise InvalidArgumentError(f"growth must be >= 1, got {growth}")
         if shrink is not None and not 0 < shrink <= 1:
             raise InvalidArgumentError(f"shrink must be in (0, 1] or None, got {shrink}")
-        self.whole = max(1, n_integer)
         self.cap = max(1, min(n_integer, math.ceil(max_fraction * n_integer)))
         self.floor = max(1, min(min_size, self.cap))
         self.growth = growth
         self.shrink = shrink
         self._size = float(min(self.cap, max(self.floor, round(initial_fraction * n_integer))))
         self.at_cap = False
-        self._tried_whole = False
 
     @property
     def size(self) -> int:
         return int(round(self._size))
 
-    def update(self, improved: bool, timed_out: bool, complete: bool = False) -> None:
-        """Adapt after an iteration: shrink on a time-out (if enabled), else grow unless improved.
-
-        ``complete``: the sub-solve searched its whole neighborhood. Without an improvement at
-        the cap, the next size is the whole problem, once per run; after that attempt the size
-        returns to the cap (or below, on a time-out).
-        """
+    def update(self, improved: bool, timed_out: bool) -> None:
+        """Adapt after an iteration: shrink on a time-out (if enabled), else grow unless
+        improved."""
         if timed_out and self.shrink is not None:
             self._size = max(self.floor, min(self.cap, self._size * self.shrink))
             self.at_cap = False
-        elif complete and not improved and self._size >= self.cap and not self._tried_whole:
-            self._size, self.at_cap, self._tried_whole = float(self.whole), True, True
         elif not improved:
             self.at_cap = self._size >= self.cap
             grown = max(self._size * self.growth, self._size + 1) if self.growth > 1 else self._size

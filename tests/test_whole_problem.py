@@ -34,3 +34,9 @@ def test_without_the_clock_there_is_one_attempt_under_the_sub_solve_limit():
     assert attempts.limit(elapsed=0.0) == 4.0
     attempts.attempted(0.5, 4.0)
     assert attempts.limit(elapsed=1e9) is None
+
+
+def test_an_attempt_that_was_abandoned_is_the_last():
+    attempts = WholeProblemAttempts(time_limit=4.0)
+    attempts.attempted(1.2, 0.2, abandoned=True)
+    assert attempts.limit(elapsed=1e9) is None

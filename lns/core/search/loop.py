@@ -253,7 +253,8 @@ class _Search:
     ) -> None:
         """Adapt the size after an iteration, or count it as an attempt on the whole problem."""
         if whole_limit is not None:
-            self.whole_problem.attempted(solve_time, whole_limit)
+            abandoned = status is SolveStatus.ABANDONED
+            self.whole_problem.attempted(solve_time, whole_limit, abandoned)
             self.stalled = False
             return
         at_cap = self.size_rule.size >= self.size_rule.cap

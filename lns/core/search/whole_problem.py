@@ -16,7 +16,8 @@ if all of them together, it included, stay within a tenth of the run's time so f
 default 5 s, a problem that the whole solve proves in a quarter of a second ends at its first
 stall, as before; one that needs a second, at the third attempt, after about 18 s; a large one
 spends a quarter of a second at its first stall and then at most a tenth of its run, mostly
-late, where the gap is small.
+late, where the gap is small. An attempt that SCIP did not stop in time (it was abandoned, and
+goes on beside the search for a while) is the last: the whole problem does not fit a sub-solve.
 
 With a node limit per sub-solve (runs that repeat exactly), when an attempt may start must not
 depend on the clock: there is one attempt, at the first stall, under the sub-solves' own
@@ -64,8 +65,9 @@ class WholeProblemAttempts:
             return None
         return limit
 
-    def attempted(self, seconds: float, limit: float) -> None:
-        """Count an attempt that took ``seconds`` under ``limit``."""
+    def attempted(self, seconds: float, limit: float, abandoned: bool = False) -> None:
+        """Count an attempt that took ``seconds`` under ``limit``; ``abandoned``: the sub-solver
+        did not stop at the limit and was given up."""
         self.attempts += 1
         self.spent += seconds
-        self.done = not self.timed or limit >= self.time_limit
+        self.done = not self.timed or limit >= self.time_limit or abandoned

@@ -257,9 +257,8 @@ class _Search:
             self.whole_problem.attempted(solve_time, whole_limit, abandoned)
             self.stalled = False
             return
-        at_cap = self.size_rule.size >= self.size_rule.cap
-        self.stalled = at_cap and status.proven and not improved
         self.size_rule.update(improved, timed_out=status.out_of_time)
+        self.stalled = self.size_rule.at_cap and status.proven and not improved
 
     def _select(self, iteration: int, target: int) -> Neighborhood:
         x, objective = self._current()

@@ -26,7 +26,7 @@ limits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: The first attempt's time limit, as a fraction of a sub-solve's.
 FIRST_FRACTION = 0.05
@@ -49,9 +49,9 @@ class WholeProblemAttempts:
 
     time_limit: float
     timed: bool = True
-    attempts: int = 0
-    spent: float = 0.0
-    done: bool = False
+    attempts: int = field(default=0, init=False)
+    spent: float = field(default=0.0, init=False)
+    done: bool = field(default=False, init=False)
 
     def limit(self, elapsed: float) -> float | None:
         """The time limit of an attempt starting ``elapsed`` seconds into the run, or ``None``

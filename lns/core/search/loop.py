@@ -33,6 +33,7 @@ from lns.core.search.neighborhood_size import AdaptiveSize
 from lns.core.search.params import LoopParams, SizeParams, SubSolveParams
 from lns.core.search.result import Callback, IterationRecord
 from lns.core.search.selection import Neighborhood, SearchState, Selector
+from lns.core.search.stall_search import StallSearch
 from lns.core.search.stop import Stop, StopReason, StopState
 from lns.core.search.whole_problem import WholeProblemAttempts
 from lns.core.solvers.protocol import SEED_BOUND, SolveOutcome, SolveStatus, SubSolver
@@ -110,8 +111,10 @@ def run_lns(
         Each sub-solve's limits (``time_limit``, ``node_limit``); its other fields are the
         sub-solver's own, already built. Default: :class:`SubSolveParams`'s defaults.
     loop : LoopParams, optional
-        ``max_failures``; ``history_length`` and ``improvement_tol`` are the incumbent's, already
-        built. Default: :class:`LoopParams`'s defaults.
+        ``max_failures`` and ``stall_search`` (a local search at the stalls of a run with time
+        limits: :mod:`lns.core.search.stall_search`); ``history_length`` and
+        ``improvement_tol`` are the incumbent's, already built. Default: :class:`LoopParams`'s
+        defaults.
     exchange : callable, optional
         Called before each iteration with the number of iterations done; it may change the
         incumbent (a portfolio worker shares its solutions and takes the others' there, see
@@ -128,6 +131,8 @@ def run_lns(
     stop_reason : StopReason
     """
     sub_solve = sub_solve or SubSolveParams()
+    loop = loop or LoopParams()
+    timed = sub_solve.node_limit < 0
     search = _Search(
         problem,
         selector,
@@ -137,11 +142,12 @@ def run_lns(
         stop,
         callbacks,
         size_rule=size_rule or size_rule_of(problem, SizeParams()),
-        whole_problem=WholeProblemAttempts(sub_solve.time_limit, timed=sub_solve.node_limit < 0),
+        whole_problem=WholeProblemAttempts(sub_solve.time_limit, timed=timed),
         sub_solve=sub_solve,
-        max_failures=(loop or LoopParams()).max_failures,
+        max_failures=loop.max_failures,
         exchange=exchange,
         renew=renew,
+        stall_search=StallSearch(problem, rng.spawn(1)[0]) if loop.stall_search and timed else None,
     )
     try:
         selector.setup(problem)
@@ -171,6 +177,7 @@ class _Search:
     max_failures: int
     exchange: Callable[[int], StopReason | None] | None = None
     renew: Callable[[], SubSolver | None] | None = None
+    stall_search: StallSearch | None = None
     records: list = field(default_factory=list)
     failures: int = 0
     #: The last iteration searched its neighborhood at the size cap completely, improving nothing.
@@ -204,6 +211,8 @@ class _Search:
     def _iteration(self) -> StopReason | None:
         """One select / sub-solve / record step; a reason to stop after it, or ``None``."""
         iteration = len(self.records)
+        if self.stall_search is not None:
+            self.stall_search.step(self.incumbent, self._time_left())
         whole_limit = self.whole_problem.limit(self.incumbent.elapsed()) if self.stalled else None
         target = self.size_rule.size if whole_limit is None else len(self.problem.integer_indices)
         began = time.perf_counter()

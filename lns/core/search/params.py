@@ -224,11 +224,16 @@ class LoopParams:
     improvement_tol : float
         A new objective must beat the incumbent by ``improvement_tol * max(1, |incumbent|)``
         (:class:`lns.core.search.incumbent.ImprovingOnly`).
+    stall_search : bool
+        When the incumbent has not improved for a while, run CP-SAT's violation local search
+        from it for a slice of time (pure-integer problems, runs without a node limit per
+        sub-solve; :mod:`lns.core.search.stall_search`).
     """
 
     history_length: int = 3
     max_failures: int = 5
     improvement_tol: float = 1e-6
+    stall_search: bool = True
 
     def __post_init__(self) -> None:
         check_integer("history_length", self.history_length, "expected an integer >= 0", low=0)

@@ -212,7 +212,7 @@ class _Search:
         """One select / sub-solve / record step; a reason to stop after it, or ``None``."""
         iteration = len(self.records)
         if self.stall_search is not None:
-            self.stall_search.step(self.incumbent, self._time_left())
+            self.stall_search.step(self.incumbent, self._time_left(), iteration)
         whole_limit = self.whole_problem.limit(self.incumbent.elapsed()) if self.stalled else None
         target = self.size_rule.size if whole_limit is None else len(self.problem.integer_indices)
         began = time.perf_counter()

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lns.core.errors import UnsupportedProblemError
+from lns.core.errors import InvalidArgumentError, UnsupportedProblemError
 from lns.core.problem.mip import Problem
 from lns.core.search.incumbent import Incumbent
 from lns.core.solvers.protocol import SEED_BOUND, SolveStatus, SubSolver
@@ -95,6 +95,8 @@ def violation_search(problem: Problem) -> SubSolver:
     ------
     ImportError
         OR-Tools is not installed.
+    InvalidArgumentError
+        The OR-Tools installed has no violation local search alone (``use_ls_only``).
     UnsupportedProblemError
         CP-SAT does not take the problem
         (:func:`lns.core.solvers.cpsat.model.build_cpsat_model`).
@@ -132,27 +134,40 @@ class StallSearch:
         #: No more slices: the solver could not be built, or did not stop in time.
         self.off = False
 
-    def step(self, incumbent: Incumbent, time_left: float) -> bool:
-        """Run a slice from the incumbent if one is due (see :class:`StallSlices`); returns
-        whether one ran."""
+    def step(self, incumbent: Incumbent, time_left: float, iteration: int) -> bool:
+        """Run a slice from the incumbent if one is due (see :class:`StallSlices`) and the
+        solver can be built, before the loop's iteration ``iteration`` (its solutions are
+        recorded as found there, the whole problem free); returns whether one ran (a failing
+        one too: it ends the stall search)."""
         now = time.perf_counter()
         elapsed, quiet = now - incumbent.started, now - incumbent.improved_at
         limit = None if self.off else self.slices.limit(elapsed, quiet)
         if limit is None or time_left <= 0:
             return False
         if self.solver is None and not self._built():
-            return True
+            return False
         assert self.solver is not None and incumbent.x is not None
         improved = []
-        outcome = self.solver.solve(
-            time_limit=min(limit, time_left),
-            seed=int(self.rng.integers(SEED_BOUND)),
-            free=self.problem.integer_indices,
-            start=incumbent.x,
-            on_found=lambda found: improved.append(
-                incumbent.offer(found.x, found_at=found.time, source="stall search")
-            ),
-        )
+        try:
+            outcome = self.solver.solve(
+                time_limit=min(limit, time_left),
+                seed=int(self.rng.integers(SEED_BOUND)),
+                free=self.problem.integer_indices,
+                start=incumbent.x,
+                on_found=lambda found: improved.append(
+                    incumbent.offer(
+                        found.x,
+                        found_at=found.time,
+                        source="stall search",
+                        iteration=iteration,
+                        size=len(self.problem.integer_indices),
+                    )
+                ),
+            )
+        except Exception as error:  # the search goes on without it, the incumbent kept
+            log.warning("%s: the stall search failed and ends: %s", self.problem.name, error)
+            self.off = True
+            return True
         self.slices.ran(outcome.solve_time, any(improved))
         log.debug(
             "%s: stall search of %.2fs (limit %.2fs): %s, improved %d times",
@@ -171,8 +186,8 @@ class StallSearch:
         began = time.perf_counter()
         try:
             self.solver = self.build(self.problem)
-        except (ImportError, UnsupportedProblemError) as error:
-            log.info("%s: no stall search (%s)", self.problem.name, error)
+        except (ImportError, InvalidArgumentError, UnsupportedProblemError) as error:
+            log.debug("%s: no stall search (%s)", self.problem.name, error)
             self.off = True
         self.slices.spent += time.perf_counter() - began
         return not self.off

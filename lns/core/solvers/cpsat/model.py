@@ -62,6 +62,64 @@ def _power_of_ten(values: np.ndarray, max_exponent: int) -> int | None:
     return None
 
 
+def _row_exponents(matrix, max_exponent: int) -> np.ndarray:
+    """Per row of ``matrix`` (CSR), the smallest ``k <= max_exponent`` with the row's
+    coefficients times ``10**k`` all integral (0 for an empty row), or -1 where none is."""
+    n_rows = matrix.shape[0]
+    rows = np.repeat(np.arange(n_rows), np.diff(matrix.indptr))
+    exponents = np.full(n_rows, -1, dtype=np.int64)
+    pending = np.ones(n_rows, dtype=bool)
+    for k in range(max_exponent + 1):
+        scaled = matrix.data * 10.0**k
+        off = np.abs(scaled - np.round(scaled)) > INTEGRALITY_TOL * np.maximum(1.0, np.abs(scaled))
+        failing = np.zeros(n_rows, dtype=bool)
+        failing[rows[off]] = True
+        exponents[pending & ~failing] = k
+        pending &= failing
+        if not pending.any():
+            break
+    return exponents
+
+
+def _add_rows(model, problem: Problem, max_scale_exponent: int) -> None:
+    """Each row with a finite bound as a linear constraint of ``model``, scaled to integers
+    (written into the model's proto: the expression API takes seconds on millions of
+    nonzeros)."""
+    from ortools.sat.python import cp_model
+
+    matrix = problem.matrix
+    if not matrix.has_canonical_format:
+        matrix = matrix.copy()
+        matrix.sum_duplicates()
+    exponents = _row_exponents(matrix, max_scale_exponent)
+    bounded = np.isfinite(problem.row_lower) | np.isfinite(problem.row_upper)
+    unscalable = np.flatnonzero(bounded & (exponents < 0))
+    if len(unscalable):
+        i = int(unscalable[0])
+        where = problem.source or problem.name
+        raise UnsupportedProblemError(
+            f"{where}: row '{problem.row_names[i]}' has coefficients that are not integral "
+            f"after scaling by 10^{max_scale_exponent} "
+            f"(e.g. {matrix.data[matrix.indptr[i]]!r})"
+        )
+    scales = 10.0 ** np.maximum(exponents, 0)
+    rows = np.repeat(np.arange(problem.n_rows), np.diff(matrix.indptr))
+    coefficients = np.rint(matrix.data * scales[rows]).astype(np.int64)
+    with np.errstate(invalid="ignore"):  # infinite bounds, replaced below
+        lower = np.ceil(problem.row_lower * scales - BOUND_TOL)
+        upper = np.floor(problem.row_upper * scales + BOUND_TOL)
+    constraints, indptr = model.proto.constraints, matrix.indptr
+    for i in np.flatnonzero(bounded).tolist():
+        start, end = indptr[i], indptr[i + 1]
+        kept = coefficients[start:end] != 0
+        linear = constraints.add().linear
+        linear.vars.extend(matrix.indices[start:end][kept].tolist())
+        linear.coeffs.extend(coefficients[start:end][kept].tolist())
+        lo = int(lower[i]) if np.isfinite(lower[i]) else cp_model.INT_MIN
+        hi = int(upper[i]) if np.isfinite(upper[i]) else cp_model.INT_MAX
+        linear.domain.extend([lo, hi])
+
+
 def _check_supported(problem: Problem) -> None:
     where = problem.source or problem.name
     continuous = np.flatnonzero(~problem.integer_mask)
@@ -108,27 +166,7 @@ def build_cpsat_model(problem: Problem, max_scale_exponent: int = 6) -> CpsatMod
         model.new_int_var(int(np.ceil(lb - BOUND_TOL)), int(np.floor(ub + BOUND_TOL)), name)
         for name, lb, ub in zip(problem.var_names, problem.lower, problem.upper, strict=True)
     ]
-    csr = problem.matrix
-    for i in range(problem.n_rows):
-        lower, upper = problem.row_lower[i], problem.row_upper[i]
-        if not (np.isfinite(lower) or np.isfinite(upper)):
-            continue
-        start, end = csr.indptr[i], csr.indptr[i + 1]
-        coefficients, columns = csr.data[start:end], csr.indices[start:end]
-        k = _power_of_ten(coefficients, max_scale_exponent)
-        if k is None:
-            raise UnsupportedProblemError(
-                f"{where}: row '{problem.row_names[i]}' has coefficients that are not integral "
-                f"after scaling by "
-                f"10^{max_scale_exponent} (e.g. {coefficients[0]!r})"
-            )
-        scale = 10.0**k
-        expr = cp_model.LinearExpr.weighted_sum(
-            [xs[j] for j in columns], [int(round(a * scale)) for a in coefficients]
-        )
-        lo = int(np.ceil(lower * scale - BOUND_TOL)) if np.isfinite(lower) else cp_model.INT_MIN
-        hi = int(np.floor(upper * scale + BOUND_TOL)) if np.isfinite(upper) else cp_model.INT_MAX
-        model.add_linear_constraint(expr, lo, hi)
+    _add_rows(model, problem, max_scale_exponent)
     nonzero = np.flatnonzero(problem.objective)
     k = _power_of_ten(problem.objective[nonzero], max_scale_exponent)
     scale = 10.0**k if k is not None else 1.0

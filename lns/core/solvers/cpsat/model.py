@@ -62,11 +62,11 @@ def _power_of_ten(values: np.ndarray, max_exponent: int) -> int | None:
     return None
 
 
-def _row_exponents(matrix, max_exponent: int) -> np.ndarray:
-    """Per row of ``matrix`` (CSR), the smallest ``k <= max_exponent`` with the row's
-    coefficients times ``10**k`` all integral (0 for an empty row), or -1 where none is."""
+def _row_exponents(matrix, rows: np.ndarray, max_exponent: int) -> np.ndarray:
+    """Per row of ``matrix`` (CSR; ``rows``: the row of each entry), the smallest
+    ``k <= max_exponent`` with the row's coefficients times ``10**k`` all integral (0 for an
+    empty row), or -1 where none is."""
     n_rows = matrix.shape[0]
-    rows = np.repeat(np.arange(n_rows), np.diff(matrix.indptr))
     exponents = np.full(n_rows, -1, dtype=np.int64)
     pending = np.ones(n_rows, dtype=bool)
     for k in range(max_exponent + 1):
@@ -91,7 +91,8 @@ def _add_rows(model, problem: Problem, max_scale_exponent: int) -> None:
     if not matrix.has_canonical_format:
         matrix = matrix.copy()
         matrix.sum_duplicates()
-    exponents = _row_exponents(matrix, max_scale_exponent)
+    rows = np.repeat(np.arange(problem.n_rows), np.diff(matrix.indptr))
+    exponents = _row_exponents(matrix, rows, max_scale_exponent)
     bounded = np.isfinite(problem.row_lower) | np.isfinite(problem.row_upper)
     unscalable = np.flatnonzero(bounded & (exponents < 0))
     if len(unscalable):
@@ -103,7 +104,6 @@ def _add_rows(model, problem: Problem, max_scale_exponent: int) -> None:
             f"(e.g. {matrix.data[matrix.indptr[i]]!r})"
         )
     scales = 10.0 ** np.maximum(exponents, 0)
-    rows = np.repeat(np.arange(problem.n_rows), np.diff(matrix.indptr))
     coefficients = np.rint(matrix.data * scales[rows]).astype(np.int64)
     with np.errstate(invalid="ignore"):  # infinite bounds, replaced below
         lower = np.ceil(problem.row_lower * scales - BOUND_TOL)

@@ -51,13 +51,15 @@ class CpsatModel:
     objective_scale: float
 
 
+def _integral(scaled: np.ndarray) -> np.ndarray:
+    """Which of ``scaled`` are integral, within :data:`INTEGRALITY_TOL` (relative above 1)."""
+    return np.abs(scaled - np.round(scaled)) <= INTEGRALITY_TOL * np.maximum(1.0, np.abs(scaled))
+
+
 def _power_of_ten(values: np.ndarray, max_exponent: int) -> int | None:
     """Smallest ``k <= max_exponent`` with ``values * 10**k`` all integral, or ``None``."""
     for k in range(max_exponent + 1):
-        scaled = values * 10.0**k
-        if np.all(
-            np.abs(scaled - np.round(scaled)) <= INTEGRALITY_TOL * np.maximum(1.0, np.abs(scaled))
-        ):
+        if np.all(_integral(values * 10.0**k)):
             return k
     return None
 
@@ -70,10 +72,8 @@ def _row_exponents(matrix, rows: np.ndarray, max_exponent: int) -> np.ndarray:
     exponents = np.full(n_rows, -1, dtype=np.int64)
     pending = np.ones(n_rows, dtype=bool)
     for k in range(max_exponent + 1):
-        scaled = matrix.data * 10.0**k
-        off = np.abs(scaled - np.round(scaled)) > INTEGRALITY_TOL * np.maximum(1.0, np.abs(scaled))
         failing = np.zeros(n_rows, dtype=bool)
-        failing[rows[off]] = True
+        failing[rows[~_integral(matrix.data * 10.0**k)]] = True
         exponents[pending & ~failing] = k
         pending &= failing
         if not pending.any():

@@ -8,6 +8,8 @@ import multiprocessing
 import os
 import queue
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -422,3 +424,26 @@ def test_cpsat_solves_a_mip_with_continuous_variables_through_the_mip_interface(
     assert message[0] == "found" and message[3] < 0 and problem.check(message[2]).feasible
     thread.join(20)
     assert not thread.is_alive() and ended["result"][1] is StopReason.SOLVER_FINISHED
+
+
+CTRL_C_AFTER_A_MIP_INTERFACE_SOLVE = """
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from helpers import mixed_problem
+from lns.core.parallel.kinds.cpsat import MipInterface
+MipInterface(mixed_problem()).solve(time_limit=5, seed=0)
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+
+
+def test_the_mip_interface_leaves_ctrl_c_to_python():
+    """CP-SAT's own Ctrl-C catching, once its solve ends, leaves the default action behind:
+    the next Ctrl-C would end the process instead of stopping the run."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    code = CTRL_C_AFTER_A_MIP_INTERFACE_SOLVE
+    child = subprocess.run([sys.executable, "-c", code, tests], capture_output=True, timeout=60)
+    assert child.returncode == 0 and child.stdout.decode().strip() == "KeyboardInterrupt"

@@ -78,7 +78,10 @@ class MipInterface:
         ``on_found`` (a :class:`FoundSolution`) at the end."""
         solver = self._builder.Solver("sat")
         solver.set_time_limit_in_seconds(max(0.01, float(time_limit)))
-        solver.set_solver_specific_parameters(f"num_workers:1,random_seed:{int(seed)}")
+        # CP-SAT's Ctrl-C catching would leave the default action (end the process) behind
+        solver.set_solver_specific_parameters(
+            f"num_workers:1,random_seed:{int(seed)},catch_sigint_signal:false"
+        )
         self.model.clear_hints()
         if start is not None:
             for variable, value in zip(self.variables, start.tolist(), strict=True):

@@ -429,6 +429,7 @@ def test_cpsat_solves_a_mip_with_continuous_variables_through_the_mip_interface(
 CTRL_C_AFTER_A_MIP_INTERFACE_SOLVE = """
 import os, signal, sys, time
 sys.path.insert(0, sys.argv[1])
+signal.signal(signal.SIGINT, signal.default_int_handler)  # also where the parent ignores it
 from helpers import mixed_problem
 from lns.core.parallel.kinds.cpsat import MipInterface
 MipInterface(mixed_problem()).solve(time_limit=5, seed=0)

@@ -219,6 +219,20 @@ def test_the_hand_over_counts_the_simplex_cpu_time_not_the_wall_clock(monkeypatc
     assert model.interior_point_iterations == 0
 
 
+def test_each_solve_has_a_time_limit_of_its_own():
+    """HiGHS counts the run time of all the runs of one object against its limit: without a
+    limit of its own, a warm LP's solves fail once their sum passes the limit of one (as
+    LB-RELAX's late in a run, or the interior point after a slow simplex)."""
+    model = WarmLP(_independent_set_lp(2000), method="highs-ds")
+    began = time.perf_counter()
+    assert model.solve(time_limit=60).optimal
+    limit = 10 * (time.perf_counter() - began) + 0.05
+    for _ in range(15):
+        model._highs.clearSolver()  # a cold solve each time
+        assert model.solve(time_limit=limit).optimal
+    assert model._highs.getRunTime() > limit
+
+
 def _independent_set_lp(n_nodes=6000):
     """An LP of a few thousand simplex iterations (0.4 s here)."""
     from instances.generators.registry import CLASSES

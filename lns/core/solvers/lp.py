@@ -528,8 +528,13 @@ class WarmLP:
 
     def _run(self, time_limit: float, cpu_limit: float | None = None) -> str:
         """One run of HiGHS within ``time_limit`` seconds and ``cpu_limit`` seconds of this
-        thread's CPU time; its status, ``"cpu_limit"`` when the second ended it."""
-        self._highs.setOptionValue("time_limit", max(0.01, time_limit))
+        thread's CPU time; its status, ``"cpu_limit"`` when the second ended it.
+
+        HiGHS's ``time_limit`` bounds the run time summed over every run of its object (a warm
+        LP's earlier solves, the simplex before a hand-over): the limit is set past that sum.
+        """
+        spent = self._highs.getRunTime()
+        self._highs.setOptionValue("time_limit", spent + max(0.01, time_limit))
         if not self._highs.run_guarded(cpu_limit):
             return "interrupted"
         status = _STATUS.get(self._highs.getModelStatus(), "error")

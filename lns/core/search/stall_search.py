@@ -19,8 +19,8 @@ LNS has none to use, and little of it:
   twice as long, up to :data:`MAX_SLICE`; the weights of the search start afresh each slice,
   so a longer slice searches deeper;
 - until a slice has improved the incumbent, at most :data:`TRIALS` slices run: where the first
-  ones found nothing the later ones did not either (the auctions), and over a long run their
-  share took iterations from the LNS.
+  ones found nothing the later ones did not either (vertex covers, auctions), and over a long
+  run their share is time the LNS could have used.
 
 The search runs on the whole problem through the CP-SAT sub-solver
 (:class:`lns.core.solvers.cpsat.subsolver.CpSatSubSolver`): pure-integer problems only, from

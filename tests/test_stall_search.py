@@ -96,6 +96,16 @@ def test_a_problem_the_solver_does_not_take_turns_the_stall_search_off():
     assert incumbent.objective == 10.0
 
 
+def test_a_stall_search_whose_slices_never_improve_stops_after_its_trials():
+    problem = knapsack()
+    solver = FakeSubSolver()  # finds nothing
+    search = StallSearch(problem, np.random.default_rng(0), build=lambda p: solver)
+    incumbent = _quiet_incumbent(problem, seconds=1000.0)
+    ran = [search.step(incumbent, time_left=10.0, iteration=i) for i in range(TRIALS + 3)]
+    assert ran == [True] * TRIALS + [False] * 3
+    assert len(solver.calls) == TRIALS
+
+
 class _FailingSolver:
     def solve(self, **kwargs):
         raise RuntimeError("CP-SAT crashed")

@@ -17,10 +17,8 @@ LNS has none to use, and little of it:
   turns;
 - the first slice lasts :data:`FIRST_SLICE` seconds, each after one that improved nothing
   twice as long, up to :data:`MAX_SLICE`; the weights of the search start afresh each slice,
-  so a longer slice searches deeper;
-- until a slice has improved the incumbent, at most :data:`TRIALS` slices run: where the first
-  ones found nothing the later ones did not either (vertex covers, auctions), and over a long
-  run their share is time the LNS could have used.
+  so a longer slice searches deeper. Their number is not capped otherwise: on large set
+  covers the first slice that improved anything came after four that had not.
 
 The search runs on the whole problem through the CP-SAT sub-solver
 (:class:`lns.core.solvers.cpsat.subsolver.CpSatSubSolver`): pure-integer problems only, from
@@ -55,8 +53,6 @@ QUIET = 0.1
 MIN_QUIET = 1.0
 #: The share of the run's seconds that the fruitless slices (and the translation) may take.
 SHARE = 0.1
-#: The most slices while none has improved the incumbent.
-TRIALS = 2
 #: CP-SAT's parameters of a slice: its violation local search alone, without presolve (which
 #: would take seconds of each slice on a large problem).
 PARAMETERS = {"use_ls_only": True, "cp_model_presolve": False}
@@ -72,23 +68,15 @@ class StallSlices:
         Seconds of the next slice.
     spent : float
         Seconds of the slices that improved nothing, and of the translation.
-    fruitless : int
-        Slices that improved nothing.
-    paid : bool
-        Whether a slice has improved the incumbent.
     """
 
     length: float = FIRST_SLICE
     spent: float = 0.0
-    fruitless: int = 0
-    paid: bool = False
 
     def limit(self, elapsed: float, quiet: float) -> float | None:
         """The time limit of a slice starting ``elapsed`` seconds into the run, ``quiet``
         seconds after the last improvement, or ``None`` if none may start then."""
         if quiet < max(MIN_QUIET, QUIET * elapsed):
-            return None
-        if not self.paid and self.fruitless >= TRIALS:
             return None
         if self.spent + self.length > SHARE * elapsed:
             return None
@@ -96,9 +84,7 @@ class StallSlices:
 
     def ran(self, seconds: float, improved: bool) -> None:
         """Count a slice that took ``seconds`` and ``improved`` the incumbent or not."""
-        self.paid = self.paid or improved
         if not improved:
-            self.fruitless += 1
             self.spent += seconds
             self.length = min(2 * self.length, MAX_SLICE)
 

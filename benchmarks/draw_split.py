@@ -2,7 +2,7 @@
 
 For each instance this runs the ``cl_lns`` selector (one worker, a time limit, the ``draw`` rule
 asked for, the features awaited, ``until_ready="wait"``, unless ``--until-ready random``) and
-prints its :class:`learning.selector.DrawRecord`: per draw, the top ``k`` of the scores
+prints its :class:`learning.draw_record.DrawRecord`: per draw, the top ``k`` of the scores
 (``greedy``), a draw by the scores (``sample``: after a failure, at the size cap, or at a new
 incumbent by the ``draw`` rule) or, with ``--random-arm``, a uniformly random neighborhood
 (``random``), the iterations, the improving ones, the time-outs, the seconds of sub-solving and of

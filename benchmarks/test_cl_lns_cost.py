@@ -46,7 +46,8 @@ import lns
 from learning.checkpoint_file import read_checkpoint
 from learning.features import FeatureExtractor
 from learning.inference import NumpyPolicy
-from learning.selector import CLLNS, PRETRAINED_DIR, graph_cache
+from learning.prefetch import graph_cache
+from learning.selector import CLLNS, PRETRAINED_DIR
 from lns.core.problem.mip import Problem
 from lns.core.search.selection import SearchState
 from lns.core.solvers.scip.subsolver import ScipSubSolver

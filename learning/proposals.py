@@ -9,7 +9,7 @@ variables at the search state's incumbent, from the run's generator:
 - ``graph``: breadth-first over the variable-constraint graph from a random variable
   (:class:`heuristics.graph_induced.GraphInduced`);
 - ``model``: weighted by the CL-LNS sampling probabilities ``s_j^m`` of a trained model's scores
-  (:func:`learning.selector.sampling_probabilities`): expert iteration's proposal.
+  (:func:`learning.sampling.sampling_probabilities`): expert iteration's proposal.
 
 The weighted ones draw without replacement (``numpy.random.Generator.choice`` with ``p``), so
 that every candidate has the same size as the others: a contrastive sample then compares
@@ -114,7 +114,7 @@ class ModelProposal:
         self._selector = CLLNS(checkpoint, lp_time_limit=lp_time_limit)
 
     def draw(self, state: SearchState, size: int, count: int, rng: np.random.Generator) -> list:
-        from learning.selector import sampling_probabilities
+        from learning.sampling import sampling_probabilities
 
         candidates = state.problem.integer_indices
         scores = self._selector.scores(state, size)

@@ -4,55 +4,50 @@ Huang, Ferber, Tian, Dilkina, Steiner, "Searching Large Neighborhoods for Intege
 Programs with Contrastive Learning", ICML 2023. The network (:mod:`learning.model`) scores
 every variable of the bipartite graph at the incumbent (:mod:`learning.features`); the
 selector frees the ``k`` integer variables with the highest scores (the paper's), or draws
-``k`` of them by their scores (:func:`sample_by_scores`), whichever has improved more in the
-run so far; once ``k`` has reached its cap without improvement it samples.
+``k`` of them by their scores (:func:`learning.sampling.sample_by_scores`), whichever has
+improved more in the run so far; once ``k`` has reached its cap without improvement it samples.
 
-Start-up: the checkpoint is read and checked when the selector is built (before the problem
-is read); the model's class is matched against the problem's in :meth:`CLLNS.check` (before
-the first solve). A thread (:class:`_Prefetch`) imports what the first call needs and computes
-the static features, root LP included (HiGHS runs without Python's lock): started by
-:meth:`CLLNS.check`, beside SCIP's search for the first solution, when the calls wait for it,
-else by :meth:`CLLNS.setup`, once that solution is there, and the calls draw at random until it
-is done. The scores are computed with numpy (:mod:`learning.inference`), so a run never imports
-torch. The first selector call with scores waits for that thread within the run's deadline (and
-cancels its LP when the deadline passes first), then builds the graph and runs the inference;
-their time counts in the LNS budget.
+Start-up: the checkpoint is read and checked when the selector is built (before the problem is
+read); the model's class is matched against the problem's in :meth:`CLLNS.check` (before the first
+solve). A thread (:class:`learning.prefetch.FeaturesPrefetch`) imports what the first call needs
+and computes the static features, root LP included (HiGHS runs without Python's lock): started by
+:meth:`CLLNS.check`, beside SCIP's search for the first solution, when the calls wait for it, else
+by :meth:`CLLNS.setup`, once that solution is there, and the calls draw at random until it is done.
+The scores are computed with numpy (:mod:`learning.inference`), so a run never imports torch. The
+first selector call with scores waits for that thread within the run's deadline (and cancels its LP
+when the deadline passes first), then builds the graph and runs the inference; their time counts in
+the LNS budget.
 ``benchmarks/test_cl_lns_cost.py`` measures each part.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import importlib
 import logging
 import math
-import os
-import sys
-import threading
 import time
-import weakref
 from pathlib import Path
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from learning.checkpoint_file import CheckpointError, read_checkpoint
+from learning.draw_record import MODEL_DRAWS, DrawRecord
 from learning.features import (
     BASE_VARIABLE_COLUMNS,
     FeatureExtractor,
-    GraphEdges,
     Observation,
     uses_lb_lp,
 )
 from learning.inference import GraphCache, NumpyPolicy
+from learning.prefetch import FeaturesPrefetch, graph_cache
 from learning.problem_class import GENERAL, DetectedClass, detect_class
+from learning.sampling import sample_by_scores, sampling_probabilities
 from lns.core.errors import UnknownNameError
 from lns.core.interrupt import active_guard
 from lns.core.problem.mip import Problem
 from lns.core.problem.validation import check_integer, check_real
 from lns.core.search.selection import Neighborhood, SearchState, Selector
-from lns.core.solvers.protocol import SolveStatus
 
 log = logging.getLogger("lns")
 
@@ -61,8 +56,6 @@ PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 AFTER_FAILURE = ("sample", "greedy", "random")
 #: How :class:`CLLNS` draws the neighborhood of a new incumbent (``draw``).
 DRAWS = ("auto", "greedy", "sample")
-#: The draws of :class:`CLLNS` from its scores, recorded per run (:class:`DrawRecord`).
-MODEL_DRAWS = ("greedy", "sample")
 #: What :class:`CLLNS` does before its features are ready (``until_ready``).
 UNTIL_READY = ("random", "wait")
 #: Seconds a join may wait at most (``threading`` refuses an infinite or huge timeout).
@@ -86,238 +79,6 @@ def resolve_checkpoint(checkpoint: str | Path) -> Path:
         if name in shipped_models():
             return PRETRAINED_DIR / f"{name}.pt"
     return Path(checkpoint)
-
-
-def sampling_probabilities(scores: np.ndarray, size: int, iterations: int = 60) -> np.ndarray:
-    """``s_i ** m`` with ``m`` such that ``sum_i s_i ** m ≈ size``: CL-LNS's draw probabilities.
-
-    ``f(m) = sum_i s_i^m`` decreases from ``n`` (``m -> 0``) to 0 (``m -> inf``) for scores in
-    (0, 1), so ``m`` is found by bisection on ``log m``. All ones when ``size >= n``.
-
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (n,)
-        Scores in (0, 1) (sigmoid outputs).
-    size : int
-        Expected number of draws.
-    iterations : int
-        Bisection steps.
-    """
-    scores = np.clip(np.asarray(scores, dtype=float), 1e-12, 1.0 - 1e-12)
-    if size >= len(scores):
-        return np.ones(len(scores))
-    log_scores = np.log(scores)
-    low, high = -30.0, 30.0  # log m
-    for _ in range(iterations):
-        middle = 0.5 * (low + high)
-        if np.exp(np.exp(middle) * log_scores).sum() > size:
-            low = middle
-        else:
-            high = middle
-    return np.exp(np.exp(0.5 * (low + high)) * log_scores)
-
-
-def sample_by_scores(
-    scores: np.ndarray,
-    size: int,
-    rng: np.random.Generator,
-    iterations: int = 60,
-    probabilities: np.ndarray | None = None,
-) -> np.ndarray:
-    """Indices drawn independently with probability ``s_i ** m``, ``sum_i s_i ** m ≈ size``.
-
-    The sampling rule of CL-LNS at the size cap (:func:`sampling_probabilities`); the expected
-    number of draws is ``size``. At least one index is returned.
-
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (n,)
-        Scores in (0, 1) (sigmoid outputs).
-    size : int
-        Expected number of indices.
-    rng : numpy.random.Generator
-    iterations : int
-        Bisection steps.
-    probabilities : numpy.ndarray, optional
-        ``sampling_probabilities(scores, size, iterations)``, computed before (a run at its size
-        cap draws from the same scores and size for many iterations).
-    """
-    if size >= len(scores):
-        return np.arange(len(scores))
-    if probabilities is None:
-        probabilities = sampling_probabilities(scores, size, iterations)
-    chosen = np.flatnonzero(rng.random(len(scores)) < probabilities)
-    return chosen if len(chosen) else np.array([int(np.argmax(scores))])
-
-
-#: Prefetch threads started that may still run: cancelled and joined at exit, since a thread
-#: left inside HiGHS when the interpreter ends aborts the process.
-_RUNNING: weakref.WeakSet = weakref.WeakSet()
-
-
-class DrawRecord:
-    """What each draw of a run gave: the top-scored (``"greedy"``), the sampled (``"sample"``)
-    and, as an arm of ``random_arm``, the uniformly random (``"random"``) neighborhoods; per
-    draw, how often it was used, how often it improved, its sub-solves that ran into their time
-    limit, the seconds they took, the seconds its scores took and the objective it gained
-    (``CLLNS.draw_record``; ``draw="auto"`` chooses by it)."""
-
-    def __init__(self, draws: tuple[str, ...] = MODEL_DRAWS):
-        self.draws = draws
-        self.used = dict.fromkeys(draws, 0)
-        self.improving = dict.fromkeys(draws, 0)
-        self.timeouts = dict.fromkeys(draws, 0)
-        self.seconds = dict.fromkeys(draws, 0.0)
-        self.scoring = dict.fromkeys(draws, 0.0)
-        self.gain = dict.fromkeys(draws, 0.0)
-
-    def add(self, drawn: str, record, scoring: float = 0.0) -> None:
-        self.used[drawn] += 1
-        self.timeouts[drawn] += SolveStatus(record.status).out_of_time
-        self.seconds[drawn] += record.solve_time
-        self.scoring[drawn] += scoring
-        if record.improved:
-            self.improving[drawn] += 1
-            self.gain[drawn] += abs(record.objective_after - record.objective_before)
-
-    def best(
-        self, timed: bool, rng: np.random.Generator, among: tuple[str, ...] | None = None
-    ) -> str:
-        """The first draw of ``among`` (default: all, in their order) not used yet, else the one
-        with the most gain per second of sub-solving and scoring, or per neighborhood when not
-        ``timed`` (a run without a deadline, which must repeat exactly), as drawn by Thompson
-        sampling.
-
-        Improvements are rare and their rate falls as the run goes on, so a draw judged by its
-        record so far would never be tried again after a first failure. Instead each draw's
-        rate of improvements is drawn from its Gamma posterior (its improvements and cost, with
-        a prior of one improvement at the cost per improvement of all draws together) and
-        multiplied by its mean gain per improvement (with one improvement of the mean gain of
-        all draws): a draw with little record is tried again now and then, one that has cost
-        much without gain seldom.
-        """
-        among = self.draws if among is None else among
-        for drawn in among:
-            if not self.used[drawn]:
-                return drawn
-        if timed:
-            cost = {d: self.seconds[d] + self.scoring[d] for d in self.draws}
-        else:
-            cost = {d: float(self.used[d]) for d in self.draws}
-        improvements = max(sum(self.improving.values()), 1)
-        prior_cost = sum(cost.values()) / improvements
-        prior_gain = sum(self.gain.values()) / improvements
-
-        def sampled_rate(drawn: str) -> float:
-            rate = rng.gamma(self.improving[drawn] + 1, 1 / max(cost[drawn] + prior_cost, 1e-3))
-            return rate * (self.gain[drawn] + prior_gain) / (self.improving[drawn] + 1)
-
-        return max(among, key=sampled_rate)
-
-
-@atexit.register
-def _cancel_prefetches() -> None:
-    running = list(_RUNNING)
-    for prefetch in running:
-        prefetch.cancel.set()
-    for prefetch in running:
-        prefetch.join(timeout=10)
-
-
-class _Prefetch(threading.Thread):
-    """Imports ``modules`` and computes the static features of ``problem`` beside the caller.
-
-    The policy's graph cache is built by whichever of this thread and the caller comes to it
-    first (:meth:`build_graph`): the caller's first call while HiGHS solves the root LP here
-    without Python's lock, or this thread once the LP is solved.
-
-    A failure is left for the first call, which then computes what is missing itself and
-    reports it with context. Setting :attr:`cancel` ends the root LP at its next iteration.
-    With ``nice``, the thread (and the threads it starts) runs that much nicer than the
-    caller, on Linux, whose scheduler gives each thread its own niceness (elsewhere a
-    niceness is the whole process's, and it is left alone).
-
-    Attributes
-    ----------
-    problem : Problem
-    columns : tuple of str
-        The variable columns of the extractor (the checkpoint's).
-    edges : GraphEdges or None
-        The split-row matrix and the edges, once computed (before the root LP).
-    extractor : FeatureExtractor or None
-        The static features, once computed.
-    graph : GraphCache or None
-        ``policy``'s cache of the problem's graph, once computed (0.2 s on a 1000-node vertex
-        cover).
-    cancel : threading.Event
-    niceness : int or None
-        The niceness the thread ran at, once it runs (``None`` off Linux, or where it could
-        not be read).
-    """
-
-    def __init__(
-        self,
-        problem: Problem,
-        modules: tuple,
-        lp_time_limit: float,
-        columns: tuple,
-        policy: NumpyPolicy | None = None,
-        nice: int = 0,
-    ):
-        super().__init__(name="cl_lns prefetch", daemon=True)
-        self.problem, self.modules, self.lp_time_limit = problem, modules, lp_time_limit
-        self.columns, self.policy, self.nice = columns, policy, nice
-        self.niceness: int | None = None
-        self.edges: GraphEdges | None = None
-        self.extractor: FeatureExtractor | None = None
-        self.graph: GraphCache | None = None
-        self.cancel = threading.Event()
-        self._graph_lock = threading.Lock()
-
-    def start(self) -> None:
-        _RUNNING.add(self)
-        super().start()
-
-    def run(self) -> None:
-        self._lower_priority()
-        try:
-            for module in self.modules:
-                importlib.import_module(module)
-            self.edges = GraphEdges.of(self.problem)
-            self.extractor = FeatureExtractor(
-                self.problem, self.lp_time_limit, self.cancel, self.columns, self.edges
-            )
-            self.build_graph()
-        except Exception:  # noqa: BLE001 - the first call computes them again and reports it
-            log.debug("cl_lns: prefetching the features of %s failed", self.problem.name)
-
-    def _lower_priority(self) -> None:
-        """Make this thread ``nice`` nicer than it started, on Linux, and record its
-        :attr:`niceness`."""
-        if sys.platform != "linux":
-            return
-        here = threading.get_native_id()
-        try:
-            started = os.getpriority(os.PRIO_PROCESS, here)
-            if self.nice:
-                os.setpriority(os.PRIO_PROCESS, here, min(started + self.nice, 19))
-            self.niceness = os.getpriority(os.PRIO_PROCESS, here)
-        except OSError:  # a sandbox that forbids it: the thread runs as nice as it started
-            log.debug("cl_lns: the features' thread keeps its priority", exc_info=True)
-
-    def build_graph(self) -> None:
-        """Build :attr:`graph` unless it is built, or the edges are not there yet, or no policy
-        was given, or the prefetch was cancelled."""
-        if self.policy is None or self.edges is None:
-            return
-        with self._graph_lock:
-            if self.graph is None and not self.cancel.is_set():
-                self.graph = graph_cache(self.policy, self.edges)
-
-
-def graph_cache(policy: NumpyPolicy, edges: GraphEdges) -> GraphCache:
-    """``policy``'s cache of the graph of a problem with ``edges``."""
-    return policy.graph_cache(edges.edge_index, edges.edge_features)
 
 
 def _logged(extractor: FeatureExtractor, limit: float) -> FeatureExtractor:
@@ -385,8 +146,8 @@ class CLLNS(Selector):
         scored high are likely freed, not certain; ``"auto"`` (the default) tries the
         top-scored, then the sampled, then chooses by the objective each has gained per second
         of sub-solving and scoring (the first scores excepted) in this run so far, as Thompson
-        sampling draws it (:meth:`DrawRecord.best`; the draws after a failure count for
-        ``"sample"``). The top ``k`` of a model holds variables that
+        sampling draws it (:meth:`learning.draw_record.DrawRecord.best`; the draws after a
+        failure count for ``"sample"``). The top ``k`` of a model holds variables that
         interact, and on some classes that makes a sub-problem far harder than a draw of the
         same size, seldom solved within its limit; on others the top ``k`` is where the
         improvements are (docs/cl_lns.md, "The draw at a new incumbent").
@@ -459,8 +220,8 @@ class CLLNS(Selector):
     ``"until_ready"`` (the random ones before the features are ready), so that the loop's
     progress lines name the draw of each improvement and a benchmark counts the draws of a run
     (the report's arms table).
-    ``draw_record`` (a :class:`DrawRecord`) adds up, over the current run, what its top-scored,
-    its sampled and (``random_arm``) its random neighborhoods gave.
+    ``draw_record`` (a :class:`learning.draw_record.DrawRecord`) adds up, over the current run,
+    what its top-scored, its sampled and (``random_arm``) its random neighborhoods gave.
     The network's input depends only on the problem, the incumbent and the incumbent history,
     so after an iteration that did not improve, the scores are those of the previous call:
     they are reused (``"cached"``: True) instead of being computed again. A checkpoint's
@@ -503,7 +264,7 @@ class CLLNS(Selector):
         _check_numbers(score_share, probe_time_limit, features_nice, lp_time_limit, threads)
         self.score_share, self.probe_time_limit = score_share, probe_time_limit
         self.features_nice, self.lp_time_limit = features_nice, float(lp_time_limit)
-        self.prefetch: _Prefetch | None = None
+        self.prefetch: FeaturesPrefetch | None = None
         self.requested = checkpoint
         self.threads = threads
         self._blas = ThreadpoolController() if threads is not None else None
@@ -572,7 +333,7 @@ class CLLNS(Selector):
             self._use_shipped_model(problem, detected)
         else:
             self._warn_if_other_class(problem, detected)
-        self.prefetch = _Prefetch(
+        self.prefetch = FeaturesPrefetch(
             problem,
             self.background_imports,
             self.lp_time_limit,

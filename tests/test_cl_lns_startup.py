@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import learning.features
+import learning.prefetch
 import learning.selector
 from helpers import knapsack, miplib
 from instances.generators.registry import CLASSES
@@ -24,7 +25,8 @@ from learning.checkpoint_file import CheckpointError, read_checkpoint
 from learning.features import FeatureExtractor
 from learning.inference import BLOCK_EDGES, NumpyPolicy
 from learning.problem_class import detect_class
-from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint, sample_by_scores
+from learning.sampling import sample_by_scores
+from learning.selector import CLLNS, PRETRAINED_DIR, resolve_checkpoint
 from lns import SolveParams
 from lns.api import solve
 from lns.core.errors import InvalidArgumentError
@@ -81,7 +83,7 @@ def no_prefetch_left():
     """A prefetch a test started and never waited for (its root LP) would run on into the
     tests after it, which then share the cores with it."""
     yield
-    learning.selector._cancel_prefetches()
+    learning.prefetch.cancel_running()
 
 
 def tiny(name: str, seed: int = 0):
@@ -307,19 +309,19 @@ def test_first_call_needs_are_prepared_in_the_background(tmp_path, monkeypatch):
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(CLLNS, "background_imports", ("slow_fake_module",))
-    built = []
-    monkeypatch.setattr(
-        learning.selector,
-        "FeatureExtractor",
-        lambda *args, **kwargs: built.append(FeatureExtractor(*args, **kwargs)) or built[-1],
-    )
-    graphs = []
-    cache = learning.selector.graph_cache
-    monkeypatch.setattr(
-        learning.selector,
-        "graph_cache",
-        lambda *args: graphs.append(threading.current_thread().name) or cache(*args),
-    )
+    built, graphs = [], []
+    cache = learning.prefetch.graph_cache
+    for module in (learning.prefetch, learning.selector):  # the thread's and the caller's
+        monkeypatch.setattr(
+            module,
+            "FeatureExtractor",
+            lambda *args, **kwargs: built.append(FeatureExtractor(*args, **kwargs)) or built[-1],
+        )
+        monkeypatch.setattr(
+            module,
+            "graph_cache",
+            lambda *args: graphs.append(threading.current_thread().name) or cache(*args),
+        )
     selector, problem = CLLNS("mis", until_ready="wait"), tiny("mis")
     selector.check(problem)
     assert selector.prefetch.is_alive() and not gate.imported  # check did not wait for it
@@ -349,17 +351,18 @@ def test_the_first_call_builds_the_graph_cache_while_the_root_lp_is_solved(monke
         events.append("lp solved")
         return solve_lp(*args, **kwargs)
 
-    cache = learning.selector.graph_cache
+    cache = learning.prefetch.graph_cache
     monkeypatch.setattr(learning.features, "solve_root_lp", slow_lp)
-    monkeypatch.setattr(
-        learning.selector,
-        "graph_cache",
-        lambda *args: (
-            cache(*args),
-            events.append(f"graph built in {threading.current_thread().name}"),
-            graph_built.set(),
-        )[0],
-    )
+    for module in (learning.prefetch, learning.selector):
+        monkeypatch.setattr(
+            module,
+            "graph_cache",
+            lambda *args: (
+                cache(*args),
+                events.append(f"graph built in {threading.current_thread().name}"),
+                graph_built.set(),
+            )[0],
+        )
     selector, problem = CLLNS("mis", until_ready="wait"), tiny("mis")
     selector.check(problem)
     assert lp_started.wait(30)

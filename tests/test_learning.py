@@ -24,7 +24,7 @@ from learning.features import (
 )
 from learning.loss import imitation_bce, info_nce, loss_function
 from learning.model import GATPolicy
-from learning.selector import sample_by_scores
+from learning.sampling import sample_by_scores
 from learning.train import TrainConfig, _train_epoch, edge_groups
 from lns.core.errors import UnknownNameError
 

@@ -19,7 +19,8 @@ from instances.generators.registry import CLASSES
 from learning.checkpoint_file import CheckpointError
 from learning.collect import CollectConfig, collect_files, load_instance_file
 from learning.dataset import evenly_spaced, load_samples
-from learning.selector import CLLNS, DrawRecord
+from learning.draw_record import DrawRecord
+from learning.selector import CLLNS
 from learning.train import TrainConfig, train
 from lns import SolveParams
 from lns.api import solve

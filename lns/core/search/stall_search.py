@@ -18,7 +18,7 @@ LNS has none to use, and little of it:
 - the first slice lasts :data:`FIRST_SLICE` seconds, each after one that improved nothing
   twice as long, up to :data:`MAX_SLICE`; the weights of the search start afresh each slice,
   so a longer slice searches deeper. Their number is not capped otherwise: on large set
-  covers the first slice that improved anything came after four that had not.
+  covers the first slice that improved anything came after three or four that had not.
 
 The search runs on the whole problem through the CP-SAT sub-solver
 (:class:`lns.core.solvers.cpsat.subsolver.CpSatSubSolver`): pure-integer problems only, from

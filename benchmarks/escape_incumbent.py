@@ -45,18 +45,17 @@ LNS_ROWS = (
 CPSAT_WORKERS = (1, 2)
 
 
-def from_start_lns(path: str, selector: str, cap: float, start: np.ndarray, seconds: float):
+def from_start_lns(problem, selector: str, cap: float, start: np.ndarray, seconds: float):
     """The final objective, the first improvement's second (``None``: none) and the iterations
     of ``selector``'s LNS from ``start``."""
     params = SolveParams(size=SizeParams(max_fraction=cap))
-    result = solve(path, selector, seconds, seed=1, params=params, initial_solution=start)
+    result = solve(problem, selector, seconds, seed=1, params=params, initial_solution=start)
     improved = [at for at, _ in result.trajectory[1:]]
     return result.objective, (improved[0] if improved else None), len(result.iterations)
 
 
-def from_start_cpsat(path: str, workers: int, start: np.ndarray, seconds: float):
+def from_start_cpsat(problem, workers: int, start: np.ndarray, seconds: float):
     """The final objective and the first improvement's second of CP-SAT from ``start``."""
-    problem = read_problem(path)
     incumbent = Incumbent(problem, time.perf_counter())
     incumbent.offer(start, found_at=time.perf_counter(), source="initial")
     run_cpsat(incumbent, time_limit=seconds, seed=0, num_workers=workers)
@@ -70,17 +69,18 @@ def main() -> None:
     parser.add_argument("--reach", type=float, default=8.0, help="seconds of the first run")
     parser.add_argument("--seconds", type=float, default=40.0, help="seconds of each search")
     args = parser.parse_args()
-    first = solve(args.instance, "random", args.reach, seed=0)
+    problem = read_problem(args.instance)  # once: each search below starts without reading it
+    first = solve(problem, "random", args.reach, seed=0)
     start = np.asarray(first.x)
     print(f"start: {first.objective:.6g} (random LNS, {args.reach:g} s, seed 0)", flush=True)
     rows = [
-        (label, from_start_lns(args.instance, selector, cap, start, args.seconds))
+        (label, from_start_lns(problem, selector, cap, start, args.seconds))
         for label, selector, cap in LNS_ROWS
     ]
     rows += [
         (
             f"cpsat, {w} worker{'s' if w > 1 else ''}",
-            from_start_cpsat(args.instance, w, start, args.seconds),
+            from_start_cpsat(problem, w, start, args.seconds),
         )
         for w in CPSAT_WORKERS
     ]
